@@ -1,0 +1,118 @@
+// Package config is the corrosion-agent configuration: the TOML file of
+// DESIGN.md section 4, its defaults, ${VAR} expansion for secrets, and
+// validation that names the bad field and value.
+package config
+
+import "time"
+
+// Config is the whole agent configuration. It is immutable after Load.
+type Config struct {
+	Agent     Agent      `toml:"agent"`
+	Probes    []Probe    `toml:"probe"`
+	Instances []Instance `toml:"instance"`
+}
+
+// Agent is the [agent] table.
+type Agent struct {
+	LicenseID        string `toml:"license_id"`
+	NATSURL          string `toml:"nats_url"`   // comma-separated list
+	NATSCreds        string `toml:"nats_creds"` // optional .creds file
+	HeartbeatSeconds int    `toml:"heartbeat_seconds"`
+	StateDir         string `toml:"state_dir"`
+	LogLevel         string `toml:"log_level"` // debug | info | warn | error
+
+	// Console limits (Wings' defaults): at most ConsoleLineLimit lines per
+	// ConsoleWindow reach NATS; the rest are dropped with one notice.
+	ConsoleLineLimit int      `toml:"console_line_limit"`
+	ConsoleWindow    Duration `toml:"console_window"`
+	ConsoleRingLines int      `toml:"console_ring_lines"` // backlog kept for `logs`
+
+	// Crash policy: backoff BackoffInitial doubling to BackoffMax, reset
+	// after HealthyAfter of running; CrashLoopCount crashes within
+	// CrashLoopWindow stop the retries.
+	BackoffInitial  Duration `toml:"restart_backoff_initial"`
+	BackoffMax      Duration `toml:"restart_backoff_max"`
+	HealthyAfter    Duration `toml:"restart_healthy_after"`
+	CrashLoopCount  int      `toml:"crash_loop_count"`
+	CrashLoopWindow Duration `toml:"crash_loop_window"`
+}
+
+// Probe is one [[probe]] target.
+type Probe struct {
+	Name string `toml:"name"`
+	Host string `toml:"host"`
+	Port int    `toml:"port"`
+}
+
+// Restart policies.
+const (
+	RestartNever   = "never"
+	RestartOnCrash = "on-crash"
+	RestartAlways  = "always"
+)
+
+// Games the agent knows.
+var Games = []string{"rust", "conan", "soulmask", "worldsrv", "ether", "generic"}
+
+// Instance is one [[instance]] table.
+type Instance struct {
+	ID                 string            `toml:"id"`
+	Game               string            `toml:"game"`
+	Label              string            `toml:"label"`
+	Root               string            `toml:"root"`
+	Exec               string            `toml:"exec"` // empty: unmanaged
+	Args               []string          `toml:"args"`
+	Env                map[string]string `toml:"env"`
+	StopCommand        string            `toml:"stop_command"`
+	StopTimeoutSeconds int               `toml:"stop_timeout_seconds"`
+	ReadyPattern       string            `toml:"ready_pattern"`
+	Restart            string            `toml:"restart"`
+	Autostart          bool              `toml:"autostart"`
+	DependsOn          []string          `toml:"depends_on"`
+	RCON               *RCON             `toml:"rcon"`
+	Files              Files             `toml:"files"`
+}
+
+// Managed reports whether the agent runs this instance's process.
+func (i *Instance) Managed() bool { return i.Exec != "" }
+
+// StopTimeout is the graceful stop budget.
+func (i *Instance) StopTimeout() time.Duration {
+	return time.Duration(i.StopTimeoutSeconds) * time.Second
+}
+
+// RCON is the [instance.rcon] table.
+type RCON struct {
+	Kind     string `toml:"kind"` // source | webrcon; inferred from game when empty
+	Port     int    `toml:"port"`
+	Password string `toml:"password"`
+}
+
+// RCON kinds.
+const (
+	RCONSource  = "source"
+	RCONWebRCON = "webrcon"
+)
+
+// Files is the [instance.files] table.
+type Files struct {
+	// Deny lists gitignore-style patterns the file manager refuses for
+	// every operation.
+	Deny []string `toml:"deny"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("1.5s").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText renders the duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }

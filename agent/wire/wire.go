@@ -1,0 +1,307 @@
+// Package wire holds the Corrosion Wire Protocol v2 types: NATS subjects,
+// the heartbeat, state and console events, requests and replies. The agent
+// speaks it and the panel imports it; it imports nothing of ours.
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Schema is the heartbeat schema version.
+const Schema = 2
+
+// Instance states (DESIGN.md section 4).
+const (
+	StateRunning     = "running"
+	StateStopped     = "stopped"
+	StateStarting    = "starting"
+	StateStopping    = "stopping"
+	StateCrashed     = "crashed"
+	StateConfigured  = "configured"   // unmanaged, root exists
+	StateMissingRoot = "missing_root" // unmanaged, root missing
+)
+
+// Console streams.
+const (
+	StreamStdout = "stdout"
+	StreamStderr = "stderr"
+	StreamAgent  = "agent"
+)
+
+// MaxLineBytes caps one console line.
+const MaxLineBytes = 64 << 10
+
+var (
+	licenseRE  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	instanceRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+)
+
+// ValidLicenseID reports whether id can be a license token.
+func ValidLicenseID(id string) bool { return licenseRE.MatchString(id) }
+
+// ValidInstanceID reports whether id can be an instance token.
+func ValidInstanceID(id string) bool { return instanceRE.MatchString(id) && id != "host" }
+
+// Subjects.
+func HeartbeatSubject(license string) string { return "corrosion." + license + ".host.heartbeat" }
+func HostCmdSubject(license string) string   { return "corrosion." + license + ".host.cmd" }
+func GoingOfflineSubject(license string) string {
+	return "corrosion." + license + ".host.going_offline"
+}
+func CmdSubject(license, instance string) string {
+	return "corrosion." + license + "." + instance + ".cmd"
+}
+func StatusSubject(license, instance string) string {
+	return "corrosion." + license + "." + instance + ".status"
+}
+func ConsoleSubject(license, instance string) string {
+	return "corrosion." + license + "." + instance + ".console"
+}
+func FilesCmdSubject(license, instance string) string {
+	return "corrosion." + license + "." + instance + ".files.cmd"
+}
+
+// Heartbeat is published on host.heartbeat and returned by sysinfo.
+type Heartbeat struct {
+	Schema    int              `json:"schema"`
+	Timestamp time.Time        `json:"timestamp"`
+	Agent     AgentInfo        `json:"agent"`
+	Host      HostInfo         `json:"host"`
+	Instances []InstanceReport `json:"instances"`
+	Probe     *ProbeReport     `json:"probe,omitempty"`
+}
+
+// AgentInfo describes the agent build and process.
+type AgentInfo struct {
+	Version       string `json:"version"`
+	Commit        string `json:"commit"`
+	BuildTime     string `json:"build_time,omitempty"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+	UptimeSeconds int64  `json:"uptime_seconds"`
+}
+
+// HostInfo is measured host telemetry; what could not be measured is nil
+// and omitted.
+type HostInfo struct {
+	Hostname      string   `json:"hostname,omitempty"`
+	CPUPercent    *float64 `json:"cpu_percent,omitempty"`
+	CPUCores      *int     `json:"cpu_cores,omitempty"`
+	MemTotalMB    *uint64  `json:"mem_total_mb,omitempty"`
+	MemUsedMB     *uint64  `json:"mem_used_mb,omitempty"`
+	UptimeSeconds *uint64  `json:"uptime_seconds,omitempty"`
+	Disks         []Disk   `json:"disks,omitempty"`
+}
+
+// Disk is one mounted filesystem.
+type Disk struct {
+	Mount   string `json:"mount"`
+	TotalMB uint64 `json:"total_mb"`
+	FreeMB  uint64 `json:"free_mb"`
+}
+
+// InstanceReport is one instance in the heartbeat.
+type InstanceReport struct {
+	ID             string  `json:"id"`
+	Game           string  `json:"game"`
+	Label          string  `json:"label,omitempty"`
+	State          string  `json:"state"`
+	UptimeSeconds  int64   `json:"uptime_seconds"`
+	PID            int     `json:"pid,omitempty"`
+	RootDiskFreeMB *uint64 `json:"root_disk_free_mb,omitempty"`
+}
+
+// ProbeReport is the result of TCP probes to the configured targets.
+type ProbeReport struct {
+	Timestamp time.Time     `json:"timestamp"`
+	Results   []ProbeResult `json:"results"`
+}
+
+// ProbeResult is one probe target.
+type ProbeResult struct {
+	Name      string   `json:"name"`
+	Host      string   `json:"host"`
+	Port      int      `json:"port"`
+	OK        bool     `json:"ok"`
+	LatencyMS *float64 `json:"latency_ms,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// StatusEvent is published on {instance}.status on every state change.
+type StatusEvent struct {
+	Timestamp  time.Time  `json:"timestamp"`
+	InstanceID string     `json:"instance_id"`
+	Event      StateEvent `json:"event"`
+}
+
+// StateEvent is the "event" object of a StatusEvent.
+type StateEvent struct {
+	State      string `json:"state"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	PID        int    `json:"pid,omitempty"`
+	CrashCount int    `json:"crash_count,omitempty"`
+	Message    string `json:"message,omitempty"`
+}
+
+// ConsoleMessage is published on {instance}.console.
+type ConsoleMessage struct {
+	Timestamp  time.Time     `json:"timestamp"`
+	InstanceID string        `json:"instance_id"`
+	Lines      []ConsoleLine `json:"lines"`
+}
+
+// ConsoleLine is one line of output.
+type ConsoleLine struct {
+	Stream string `json:"stream"`
+	Text   string `json:"text"`
+}
+
+// Request is any request on a cmd subject. Args keeps the whole message so
+// a handler can decode its own fields.
+type Request struct {
+	Func string          `json:"func"`
+	Args json.RawMessage `json:"-"`
+}
+
+// Request decoding errors.
+var (
+	ErrMalformed   = errors.New("malformed request: not a JSON object")
+	ErrMissingFunc = errors.New(`missing "func"`)
+)
+
+// DecodeRequest parses a request and checks it names a func.
+func DecodeRequest(data []byte) (Request, error) {
+	var probe struct {
+		Func *json.RawMessage `json:"func"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return Request{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if probe.Func == nil {
+		return Request{}, ErrMissingFunc
+	}
+	var fn string
+	if err := json.Unmarshal(*probe.Func, &fn); err != nil {
+		return Request{}, fmt.Errorf(`%w: "func" must be a string`, ErrMalformed)
+	}
+	if fn == "" {
+		return Request{}, ErrMissingFunc
+	}
+	return Request{Func: fn, Args: data}, nil
+}
+
+// Decode unmarshals the request's fields into v.
+func (r Request) Decode(v any) error {
+	if err := json.Unmarshal(r.Args, v); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadArgs, err)
+	}
+	return nil
+}
+
+// ErrBadArgs marks a request whose fields have the wrong types.
+var ErrBadArgs = errors.New("bad arguments")
+
+// Reply statuses.
+const (
+	StatusSuccess = "success"
+	StatusError   = "error"
+)
+
+// ErrorReply is every error reply. Code is a stable machine-readable token
+// (see the Code* constants); Message is for people.
+type ErrorReply struct {
+	Status  string `json:"status"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// Stable error codes.
+const (
+	CodeMalformed      = "malformed"
+	CodeMissingFunc    = "missing_func"
+	CodeUnknownFunc    = "unknown_func"
+	CodeBadArgs        = "bad_args"
+	CodeBusy           = "busy"
+	CodeNotManaged     = "not_managed"
+	CodeAlreadyRunning = "already_running"
+	CodeNotRunning     = "not_running"
+	CodeInternal       = "internal"
+)
+
+// Error is the error a handler returns to produce an ErrorReply with a code.
+type Error struct {
+	Code string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Errorf builds a coded error.
+func Errorf(code, format string, a ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, a...)}
+}
+
+// UnknownFunc is the error for a func not in supported.
+func UnknownFunc(fn string, supported []string) *Error {
+	return Errorf(CodeUnknownFunc, "unknown func %q; supported: %s", fn, strings.Join(supported, ", "))
+}
+
+// EncodeError renders err as an ErrorReply. A *Error keeps its code; the
+// request decoding errors get theirs; anything else is "internal".
+func EncodeError(err error) []byte {
+	rep := ErrorReply{Status: StatusError, Message: err.Error(), Code: CodeInternal}
+	var we *Error
+	switch {
+	case errors.As(err, &we):
+		rep.Code = we.Code
+	case errors.Is(err, ErrMalformed):
+		rep.Code = CodeMalformed
+	case errors.Is(err, ErrMissingFunc):
+		rep.Code = CodeMissingFunc
+	case errors.Is(err, ErrBadArgs):
+		rep.Code = CodeBadArgs
+	}
+	b, _ := json.Marshal(rep)
+	return b
+}
+
+// EncodeSuccess renders a success reply: the fields of payload (a struct or
+// map marshalling to a JSON object, or nil) plus "status":"success".
+func EncodeSuccess(payload any) ([]byte, error) {
+	if payload == nil {
+		return []byte(`{"status":"success"}`), nil
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("encode reply: %w", err)
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("encode reply: payload is not a JSON object")
+	}
+	if len(body) == 2 {
+		return []byte(`{"status":"success"}`), nil
+	}
+	out := make([]byte, 0, len(body)+22)
+	out = append(out, `{"status":"success",`...)
+	return append(out, body[1:]...), nil
+}
+
+// Status is the head every reply shares, for decoding on the panel side.
+type Status struct {
+	Status  string `json:"status"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Err returns the reply's error, or nil on success.
+func (s Status) Err() error {
+	if s.Status == StatusSuccess {
+		return nil
+	}
+	return &Error{Code: s.Code, Msg: s.Message}
+}

@@ -1,0 +1,47 @@
+package natstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+func TestServer_RequestReplyAndRestart(t *testing.T) {
+	s := Start(t)
+	reconnected := make(chan struct{}, 1)
+	nc := s.Connect(t, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }))
+	if _, err := nc.Subscribe("echo", func(m *nats.Msg) { _ = m.Respond(m.Data) }); err != nil {
+		t.Fatal(err)
+	}
+	check := func() {
+		t.Helper()
+		msg, err := nc.Request("echo", []byte("hi"), 2*time.Second)
+		if err != nil || string(msg.Data) != "hi" {
+			t.Fatalf("echo: %v %q", err, msgData(msg))
+		}
+	}
+	check()
+	s.Restart()
+	select {
+	case <-reconnected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("client did not reconnect after restart")
+	}
+	check()
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.AccountInfo(); err != nil {
+		t.Fatalf("jetstream not enabled: %v", err)
+	}
+}
+
+func msgData(m *nats.Msg) []byte {
+	if m == nil {
+		return nil
+	}
+	return m.Data
+}

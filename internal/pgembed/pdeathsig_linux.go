@@ -1,0 +1,5 @@
+package pgembed
+
+import "syscall"
+
+func setPdeathsig(a *syscall.SysProcAttr, sig syscall.Signal) { a.Pdeathsig = sig }

@@ -1,0 +1,78 @@
+// Package testbin builds the module's binaries (the real agent, the fake
+// game process, ...) once per test process, for tests that drive them the
+// way a user would. Imported only by tests.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]string{} // package path -> binary; guarded by mu
+	dir   string                // guarded by mu
+)
+
+// Build compiles the main package pkg (a path relative to the module root,
+// e.g. "./internal/fakegame") and returns the binary's path. Binaries are
+// cached for the life of the test process. Race-enabled test binaries build
+// race-enabled children.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if p, ok := built[pkg]; ok {
+		return p
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatalf("testbin: %v", err)
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "corrosion-testbin-"); err != nil {
+			t.Fatalf("testbin: %v", err)
+		}
+	}
+	out := filepath.Join(dir, filepath.Base(pkg))
+	if runtime.GOOS == "windows" {
+		out += ".exe"
+	}
+	args := []string{"build", "-o", out}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, pkg)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("testbin: go build %s: %v\n%s", pkg, err, b)
+	}
+	built[pkg] = out
+	return out
+}
+
+// ModuleRoot finds the directory holding go.mod, starting from the working
+// directory.
+func ModuleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/corrosion/corrosion") {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no go.mod of github.com/corrosion/corrosion above the working directory")
+		}
+		d = parent
+	}
+}
