@@ -1,0 +1,165 @@
+package supervise
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// ConsoleLimits bound what the console pipeline keeps and forwards.
+type ConsoleLimits struct {
+	LineLimit   int           // lines forwarded per Window (Wings: 2000 per 100 ms)
+	Window      time.Duration // throttle window
+	RingLines   int           // backlog kept for `logs`
+	MaxLogBytes int64         // a log file is truncated after it grows past this
+}
+
+func (l ConsoleLimits) withDefaults() ConsoleLimits {
+	if l.LineLimit <= 0 {
+		l.LineLimit = 2000
+	}
+	if l.Window <= 0 {
+		l.Window = 100 * time.Millisecond
+	}
+	if l.RingLines <= 0 {
+		l.RingLines = 1000
+	}
+	if l.MaxLogBytes <= 0 {
+		l.MaxLogBytes = 16 << 20
+	}
+	return l
+}
+
+// console throttles, keeps and forwards the output of one instance. Drop
+// policy: within a window, lines past LineLimit are dropped (not queued),
+// with one agent notice per throttling episode; the child is never slowed,
+// because it writes to files, not to us.
+type console struct {
+	id   string        // immutable
+	sink Sink          // immutable
+	lim  ConsoleLimits // immutable
+
+	mu          sync.Mutex
+	ring        []wire.ConsoleLine // guarded by mu; circular, len ≤ lim.RingLines
+	next        int                // guarded by mu; ring write position once full
+	windowStart time.Time          // guarded by mu
+	windowCount int                // guarded by mu
+	throttled   bool               // guarded by mu; inside a throttling episode
+	dropped     int64              // guarded by mu; total lines dropped
+}
+
+func newConsole(id string, sink Sink, lim ConsoleLimits) *console {
+	return &console{id: id, sink: sink, lim: lim.withDefaults()}
+}
+
+// deliver forwards lines of one stream, applying the throttle.
+func (c *console) deliver(stream string, lines []string, now time.Time) {
+	if len(lines) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Sub(c.windowStart) >= c.lim.Window {
+		if c.throttled && c.windowCount <= c.lim.LineLimit {
+			c.throttled = false // a calm window ends the episode
+		}
+		c.windowStart, c.windowCount = now, 0
+	}
+	room := c.lim.LineLimit - c.windowCount
+	c.windowCount += len(lines)
+	var notice []wire.ConsoleLine
+	if room < len(lines) {
+		if room < 0 {
+			room = 0
+		}
+		c.dropped += int64(len(lines) - room)
+		lines = lines[:room]
+		if !c.throttled {
+			c.throttled = true
+			notice = []wire.ConsoleLine{{Stream: wire.StreamAgent, Text: fmt.Sprintf(
+				"console output throttled: more than %d lines per %v; excess lines are dropped until the output calms down",
+				c.lim.LineLimit, c.lim.Window)}}
+		}
+	}
+	out := make([]wire.ConsoleLine, 0, len(lines)+len(notice))
+	for _, l := range lines {
+		out = append(out, wire.ConsoleLine{Stream: stream, Text: l})
+	}
+	out = append(out, notice...)
+	c.publishLocked(out)
+}
+
+// notice forwards an agent line; notices are never throttled.
+func (c *console) notice(format string, a ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.publishLocked([]wire.ConsoleLine{{Stream: wire.StreamAgent, Text: fmt.Sprintf(format, a...)}})
+}
+
+func (c *console) publishLocked(lines []wire.ConsoleLine) {
+	if len(lines) == 0 {
+		return
+	}
+	for _, l := range lines {
+		if len(c.ring) < c.lim.RingLines {
+			c.ring = append(c.ring, l)
+			continue
+		}
+		c.ring[c.next] = l
+		c.next = (c.next + 1) % len(c.ring)
+	}
+	c.sink.Console(c.id, lines)
+}
+
+// last returns up to n of the most recent lines, oldest first.
+func (c *console) last(n int) []wire.ConsoleLine {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := len(c.ring)
+	if n <= 0 || n > total {
+		n = total
+	}
+	out := make([]wire.ConsoleLine, 0, n)
+	for i := total - n; i < total; i++ {
+		out = append(out, c.ring[(c.next+i)%total])
+	}
+	return out
+}
+
+// Dropped is the number of lines the throttle dropped so far.
+func (c *console) Dropped() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
+// splitLines splits buf into complete lines, returning them and the
+// unterminated rest. A line longer than wire.MaxLineBytes is cut into
+// pieces of that size. Trailing \r is removed.
+func splitLines(buf []byte) (lines []string, rest []byte) {
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		lines = appendCapped(lines, buf[:i])
+		buf = buf[i+1:]
+	}
+	for len(buf) > wire.MaxLineBytes {
+		lines = append(lines, string(buf[:wire.MaxLineBytes]))
+		buf = buf[wire.MaxLineBytes:]
+	}
+	return lines, buf
+}
+
+func appendCapped(lines []string, l []byte) []string {
+	l = bytes.TrimSuffix(l, []byte{'\r'})
+	for len(l) > wire.MaxLineBytes {
+		lines = append(lines, string(l[:wire.MaxLineBytes]))
+		l = l[wire.MaxLineBytes:]
+	}
+	return append(lines, string(l))
+}

@@ -1,0 +1,169 @@
+package supervise
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// Start starts the instance. A manual start (from an operator) clears a
+// previous manual stop and the crash history; autostart and crash restarts
+// are not manual.
+func (s *Supervisor) Start(manual bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.busy != "" {
+		return fmt.Errorf("%w (%s)", ErrBusy, s.busy)
+	}
+	switch s.state {
+	case wire.StateRunning, wire.StateStarting:
+		return ErrAlreadyRunning
+	case wire.StateStopping:
+		return fmt.Errorf("%w (stopping)", ErrBusy)
+	}
+	if !manual && s.manualStop {
+		return fmt.Errorf("instance was stopped by an operator; start it manually")
+	}
+	if manual {
+		s.manualStop = false
+		s.crashes.reset()
+	}
+	s.cancelRetryLocked()
+	return s.spawnLocked()
+}
+
+// spawnLocked starts the process and moves to starting (or running when
+// there is no ready_pattern).
+func (s *Supervisor) spawnLocked() error {
+	r, err := s.spawn()
+	if err != nil {
+		msg := fmt.Sprintf("start failed: %v", err)
+		s.con.notice("%s", msg)
+		s.setStateLocked(wire.StateCrashed, wire.StateEvent{Message: msg})
+		return fmt.Errorf("start %s: %w", s.cfg.ID, err)
+	}
+	s.run = r
+	s.lastExit = nil
+	go s.waitExit(r)
+	s.con.notice("started %s (pid %d)", s.cfg.Exec, r.id.PID)
+	if s.ready != nil {
+		s.setStateLocked(wire.StateStarting, wire.StateEvent{})
+	} else {
+		s.setStateLocked(wire.StateRunning, wire.StateEvent{})
+	}
+	s.saveLocked()
+	return nil
+}
+
+// spawn execs the configured command with stdout/stderr appended to the
+// log files and stdin on the FIFO, in a session of its own.
+func (s *Supervisor) spawn() (*run, error) {
+	files, offsets, err := s.openChildFiles()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	cmd := exec.Command(s.cfg.Exec, s.cfg.Args...)
+	cmd.Dir = s.cfg.Root
+	cmd.Env = s.environ()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
+	setProcAttrs(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	id, err := identify(cmd.Process.Pid)
+	if err != nil {
+		id = ident{PID: cmd.Process.Pid} // exited already; waitExit reports it
+	}
+	r := &run{id: id, cmd: cmd, started: time.Now(), stopped: make(chan struct{})}
+	if w, err := s.stdin.writer(); err == nil {
+		r.stdinW = w
+	} else {
+		s.log.Warn("stdin unavailable", "err", err)
+	}
+	r.readyPending.Store(s.ready != nil) // before the tailers can see a line
+	s.startFollowing(r, offsets)
+	return r, nil
+}
+
+// openChildFiles opens stdin, stdout and stderr for the child and returns
+// the log offsets at which this run's output starts.
+func (s *Supervisor) openChildFiles() ([]*os.File, map[string]int64, error) {
+	in, err := s.stdin.childEnd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("open stdin: %w", err)
+	}
+	files := []*os.File{in}
+	offsets := map[string]int64{}
+	for _, stream := range []string{wire.StreamStdout, wire.StreamStderr} {
+		f, err := os.OpenFile(s.logPath(stream), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			for _, g := range files {
+				g.Close()
+			}
+			return nil, nil, fmt.Errorf("open %s log: %w", stream, err)
+		}
+		if fi, err := f.Stat(); err == nil {
+			offsets[stream] = fi.Size()
+		}
+		files = append(files, f)
+	}
+	return files, offsets, nil
+}
+
+// environ is the agent's environment plus the instance's env table.
+func (s *Supervisor) environ() []string {
+	env := os.Environ()
+	keys := make([]string, 0, len(s.cfg.Env))
+	for k := range s.cfg.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+s.cfg.Env[k])
+	}
+	return env
+}
+
+// ansi matches terminal escape sequences (CSI and OSC).
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+
+// StripANSI removes terminal escape sequences from a console line.
+func StripANSI(s string) string {
+	if !strings.ContainsRune(s, 0x1b) {
+		return s
+	}
+	return ansi.ReplaceAllString(s, "")
+}
+
+// checkReady moves a starting instance to running when a line matches
+// ready_pattern (ANSI stripped).
+func (s *Supervisor) checkReady(r *run, lines []string) {
+	if !r.readyPending.Load() {
+		return
+	}
+	for _, l := range lines {
+		if !s.ready.MatchString(StripANSI(l)) {
+			continue
+		}
+		s.mu.Lock()
+		if s.run == r && s.state == wire.StateStarting && r.readyPending.CompareAndSwap(true, false) {
+			s.setStateLocked(wire.StateRunning, wire.StateEvent{})
+		}
+		s.mu.Unlock()
+		return
+	}
+}

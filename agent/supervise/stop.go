@@ -1,0 +1,138 @@
+package supervise
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// Stop stops the instance gracefully: stop_command on stdin if configured,
+// else SIGTERM to its process group (CTRL_BREAK on Windows); after the stop
+// timeout the whole process tree is killed. It returns once the stop has
+// begun; the exit is reported as a state event. A stop also cancels a
+// pending crash restart and disables auto-restart until the next manual
+// start.
+func (s *Supervisor) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.stoppableLocked(); err != nil {
+		return err
+	}
+	s.manualStop = true
+	if s.run == nil { // crashed, restart pending: cancel it
+		s.cancelRetryLocked()
+		s.setStateLocked(wire.StateStopped, wire.StateEvent{ExitCode: s.lastExit, Message: "pending restart cancelled"})
+		s.saveLocked()
+		return nil
+	}
+	s.beginStopLocked("stop", false)
+	return nil
+}
+
+// Restart stops the instance gracefully and starts it again; a stopped or
+// crashed instance is simply started.
+func (s *Supervisor) Restart() error {
+	s.mu.Lock()
+	if s.run == nil {
+		s.mu.Unlock()
+		return s.Start(true)
+	}
+	defer s.mu.Unlock()
+	if err := s.stoppableLocked(); err != nil {
+		return err
+	}
+	s.manualStop = false
+	s.crashes.reset()
+	s.beginStopLocked("restart", true)
+	return nil
+}
+
+// Kill force-kills the process tree at once. It bypasses the busy check so
+// an operator can end a stop that hangs.
+func (s *Supervisor) Kill() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	r := s.run
+	if r == nil {
+		return ErrNotRunning
+	}
+	s.manualStop = true
+	r.stopRequested = true
+	r.restartAfter = false
+	if s.busy == "" {
+		s.busy = "kill"
+	}
+	if s.state != wire.StateStopping {
+		s.setStateLocked(wire.StateStopping, wire.StateEvent{Message: "kill requested"})
+	}
+	s.con.notice("killing process tree of pid %d", r.id.PID)
+	if err := killTree(r.id.PID); err != nil {
+		return fmt.Errorf("kill %s: %w", s.cfg.ID, err)
+	}
+	return nil
+}
+
+func (s *Supervisor) stoppableLocked() error {
+	if s.closed {
+		return ErrClosed
+	}
+	if s.busy != "" {
+		return fmt.Errorf("%w (%s)", ErrBusy, s.busy)
+	}
+	switch s.state {
+	case wire.StateRunning, wire.StateStarting:
+		return nil
+	case wire.StateStopping:
+		return fmt.Errorf("%w (stopping)", ErrBusy)
+	case wire.StateCrashed:
+		if s.retry != nil {
+			return nil
+		}
+	}
+	return ErrNotRunning
+}
+
+// beginStopLocked asks the process to stop and arms the kill timer.
+func (s *Supervisor) beginStopLocked(action string, restart bool) {
+	r := s.run
+	s.busy = action
+	r.stopRequested = true
+	r.restartAfter = restart
+	s.setStateLocked(wire.StateStopping, wire.StateEvent{})
+	timeout := s.stopTimeout()
+	if s.cfg.StopCommand != "" && r.stdinW != nil {
+		s.con.notice("stopping: sending %q to the console", s.cfg.StopCommand)
+		if err := writeLine(r.stdinW, s.cfg.StopCommand); err != nil {
+			s.con.notice("stop command failed (%v); sending the stop signal", err)
+			_ = signalStop(r.id.PID)
+		}
+	} else {
+		s.con.notice("stopping: sending the stop signal")
+		if err := signalStop(r.id.PID); err != nil {
+			s.con.notice("stop signal failed: %v", err)
+		}
+	}
+	s.armKillLocked(r, timeout)
+}
+
+// armKillLocked force-kills r's tree if it has not exited after timeout.
+func (s *Supervisor) armKillLocked(r *run, timeout time.Duration) {
+	if r.killTimer != nil {
+		r.killTimer.Stop()
+	}
+	r.killTimer = time.AfterFunc(timeout, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.run != r {
+			return
+		}
+		s.con.notice("still running %v after the stop request; killing the process tree", timeout)
+		if err := killTree(r.id.PID); err != nil {
+			s.log.Warn("kill after stop timeout", "err", err)
+		}
+	})
+}

@@ -1,0 +1,234 @@
+// Package supervise runs and watches the process of one managed game-server
+// instance: start, graceful stop, force kill, crash detection with backoff
+// restarts, readiness, console capture, and adoption of a process that
+// outlived a previous agent.
+//
+// States and transitions (every change is reported to the Sink):
+//
+//	             Start                      ready_pattern matched
+//	stopped ─────────────► starting ───────────────────────────► running
+//	crashed ─┘               │   (no ready_pattern: at once)        │
+//	   ▲  │                  │ Stop/Restart/stop line               │ Stop/Restart/stop line
+//	   │  │                  ▼                                      ▼
+//	   │  │               stopping ──── exit ───► stopped ◄── (restart: ──► starting)
+//	   │  │                  │ stop timeout: kill the process tree
+//	   │  └─ backoff elapsed, policy allows ──► starting
+//	   └──── exit the agent did not ask for (from starting or running)
+//
+// The child writes stdout and stderr to files in the instance's state
+// directory and reads stdin from a FIFO there, so it never depends on the
+// agent process: when the agent stops (or is killed), the game keeps
+// running, and the next agent re-adopts it (adopt.go).
+//
+// Hooks, one per file: start.go, stop.go, exited.go, adopt.go, send.go.
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// Sink receives what a supervisor reports. Calls are made in order, with
+// the supervisor's lock held: they must be quick and must not call back.
+type Sink interface {
+	State(id string, ev wire.StateEvent)
+	Console(id string, lines []wire.ConsoleLine)
+}
+
+// Errors returned by power actions.
+var (
+	ErrBusy           = errors.New("another power action is in progress")
+	ErrAlreadyRunning = errors.New("instance is already running")
+	ErrNotRunning     = errors.New("instance is not running")
+	ErrClosed         = errors.New("supervisor is closed")
+)
+
+// Options configure a Supervisor.
+type Options struct {
+	Instance *config.Instance
+	Policy   Policy
+	Console  ConsoleLimits
+	Dir      string // the instance's state directory; created if missing
+	Sink     Sink
+	Logger   *slog.Logger
+}
+
+// Supervisor supervises one managed instance. Its methods are safe for
+// concurrent use.
+type Supervisor struct {
+	cfg   *config.Instance // immutable after New
+	dir   string           // immutable after New
+	sink  Sink             // immutable after New
+	log   *slog.Logger     // immutable after New
+	con   *console         // immutable after New
+	ready *regexp.Regexp   // immutable after New; nil: running once spawned
+	stdin *stdinPipe       // immutable after New
+
+	mu         sync.Mutex
+	state      string        // guarded by mu
+	run        *run          // guarded by mu; the current process, nil if none
+	busy       string        // guarded by mu; the power action in progress
+	manualStop bool          // guarded by mu; an operator stopped it: no auto-restart
+	crashes    crashTracker  // guarded by mu
+	lastExit   *int          // guarded by mu; exit code of the last run
+	retry      *time.Timer   // guarded by mu; pending crash restart
+	retryAt    time.Time     // guarded by mu
+	retryGen   int           // guarded by mu; invalidates stale retry timers
+	closed     bool          // guarded by mu
+	changed    chan struct{} // guarded by mu; closed and replaced on each state change
+}
+
+// New creates a supervisor in state stopped. Call Adopt before the first
+// Start to pick up a process left by a previous agent.
+func New(opts Options) (*Supervisor, error) {
+	cfg := opts.Instance
+	if cfg == nil || !cfg.Managed() {
+		return nil, errors.New("supervise: instance has no exec")
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("supervise %s: state dir: %w", cfg.ID, err)
+	}
+	s := &Supervisor{
+		cfg: cfg, dir: opts.Dir, sink: opts.Sink,
+		log:     opts.Logger.With("component", "supervise", "instance", cfg.ID),
+		con:     newConsole(cfg.ID, opts.Sink, opts.Console),
+		state:   wire.StateStopped,
+		crashes: crashTracker{pol: opts.Policy},
+		changed: make(chan struct{}),
+	}
+	if cfg.ReadyPattern != "" {
+		re, err := regexp.Compile(cfg.ReadyPattern)
+		if err != nil {
+			return nil, fmt.Errorf("supervise %s: ready_pattern: %w", cfg.ID, err)
+		}
+		s.ready = re
+	}
+	var err error
+	if s.stdin, err = newStdinPipe(opts.Dir); err != nil {
+		return nil, fmt.Errorf("supervise %s: %w", cfg.ID, err)
+	}
+	return s, nil
+}
+
+// ID is the instance id.
+func (s *Supervisor) ID() string { return s.cfg.ID }
+
+// Status is a snapshot of the supervisor.
+type Status struct {
+	State         string `json:"state"`
+	UptimeSeconds int64  `json:"uptime_seconds"`
+	PID           int    `json:"pid,omitempty"`
+	ExitCode      *int   `json:"exit_code,omitempty"`
+	CrashCount    int    `json:"crash_count"`
+	Busy          string `json:"busy,omitempty"`
+	RestartIn     *int64 `json:"restart_in_seconds,omitempty"` // a crash restart is pending
+	ManualStop    bool   `json:"manual_stop,omitempty"`
+	Adopted       bool   `json:"adopted,omitempty"`
+	DroppedLines  int64  `json:"console_dropped_lines,omitempty"`
+}
+
+// Status returns the current status.
+func (s *Supervisor) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{State: s.state, CrashCount: s.crashes.total, Busy: s.busy,
+		ManualStop: s.manualStop, DroppedLines: s.con.Dropped()}
+	if s.lastExit != nil {
+		code := *s.lastExit
+		st.ExitCode = &code
+	}
+	if r := s.run; r != nil {
+		st.PID = r.id.PID
+		st.Adopted = r.cmd == nil
+		if s.state == wire.StateRunning || s.state == wire.StateStopping {
+			st.UptimeSeconds = int64(time.Since(r.started).Seconds())
+		}
+	}
+	if s.retry != nil {
+		in := int64(time.Until(s.retryAt).Round(time.Second).Seconds())
+		st.RestartIn = &in
+	}
+	return st
+}
+
+// Logs returns up to n recent console lines, oldest first.
+func (s *Supervisor) Logs(n int) []wire.ConsoleLine { return s.con.last(n) }
+
+// Changed returns a channel closed at the next state change.
+func (s *Supervisor) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// setStateLocked moves to state and reports it.
+func (s *Supervisor) setStateLocked(state string, ev wire.StateEvent) {
+	s.state = state
+	ev.State = state
+	if s.run != nil && ev.PID == 0 && state != wire.StateStopped && state != wire.StateCrashed {
+		ev.PID = s.run.id.PID
+	}
+	if ev.CrashCount == 0 {
+		ev.CrashCount = s.crashes.total
+	}
+	s.log.Info("state", "state", state, "exit_code", ev.ExitCode, "message", ev.Message)
+	s.sink.State(s.cfg.ID, ev)
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Announce re-reports the current state (after a NATS reconnect).
+func (s *Supervisor) Announce() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := wire.StateEvent{State: s.state, CrashCount: s.crashes.total}
+	if s.run != nil {
+		ev.PID = s.run.id.PID
+	}
+	if s.state == wire.StateStopped || s.state == wire.StateCrashed {
+		ev.ExitCode = s.lastExit
+	}
+	s.sink.State(s.cfg.ID, ev)
+}
+
+// Close detaches the supervisor for an agent shutdown: it stops following
+// the process and saves what a later agent needs to adopt it. The game
+// process keeps running.
+func (s *Supervisor) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.cancelRetryLocked()
+	r := s.run
+	s.mu.Unlock()
+	if r != nil {
+		close(r.stopped) // ends the liveness poll of an adopted process
+		r.stopFollowing()
+	}
+	s.Checkpoint()
+}
+
+func (s *Supervisor) cancelRetryLocked() {
+	if s.retry != nil {
+		s.retry.Stop()
+		s.retry = nil
+	}
+	s.retryGen++
+}
+
+// Inject adds lines from another source (e.g. WebRCON chat) to the
+// console, through the same throttle and backlog as the process output.
+func (s *Supervisor) Inject(stream string, lines []string) {
+	s.con.deliver(stream, lines, time.Now())
+}

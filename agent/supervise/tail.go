@@ -1,0 +1,157 @@
+package supervise
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Tail polling: fast while output flows, backing off to idle when quiet.
+const (
+	tailBusyPoll = 10 * time.Millisecond
+	tailIdlePoll = 200 * time.Millisecond
+	tailChunk    = 256 << 10
+)
+
+// tailer follows one of the child's log files (stdout.log or stderr.log)
+// from a byte offset and hands complete lines to its console. The child
+// writes with O_APPEND; when the file passes MaxLogBytes the tailer reads it
+// to the end and truncates it, and the child's next write lands at 0.
+type tailer struct {
+	path    string                 // immutable
+	stream  string                 // immutable
+	con     *console               // immutable
+	onLines func(lines []string)   // immutable; may be nil (readiness check)
+	offset  atomic.Int64           // bytes consumed; persisted for adoption
+	stop    chan struct{}          // closed to stop after a final drain
+	done    chan struct{}          // closed when run returns
+	carry   []byte                 // owned by run: an unterminated line
+	maxSize int64                  // immutable
+	clock   func() time.Time       // immutable
+	lastErr atomic.Pointer[string] // last read error, for diagnostics
+}
+
+func newTailer(path, stream string, offset int64, con *console, onLines func([]string)) *tailer {
+	t := &tailer{path: path, stream: stream, con: con, onLines: onLines,
+		stop: make(chan struct{}), done: make(chan struct{}),
+		maxSize: con.lim.MaxLogBytes, clock: time.Now}
+	t.offset.Store(offset)
+	return t
+}
+
+// run follows the file until stop is closed, then drains what is left.
+func (t *tailer) run() {
+	defer close(t.done)
+	buf := make([]byte, tailChunk)
+	wait := tailBusyPoll
+	for {
+		n := t.readAvailable(buf)
+		select {
+		case <-t.stop:
+			for t.readAvailable(buf) > 0 {
+			}
+			t.flushCarry()
+			return
+		default:
+		}
+		if n > 0 {
+			wait = tailBusyPoll
+			continue
+		}
+		select {
+		case <-t.stop:
+		case <-time.After(wait):
+		}
+		if wait < tailIdlePoll {
+			wait *= 2
+		}
+	}
+}
+
+// readAvailable reads from the offset to the current end of the file and
+// delivers the complete lines; it returns the number of bytes read.
+func (t *tailer) readAvailable(buf []byte) int {
+	f, err := os.OpenFile(t.path, os.O_RDWR, 0)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s := err.Error()
+			t.lastErr.Store(&s)
+		}
+		return 0
+	}
+	defer f.Close()
+	off := t.offset.Load()
+	if fi, err := f.Stat(); err == nil && fi.Size() < off {
+		off = 0 // truncated behind our back
+	}
+	total := 0
+	for {
+		n, err := f.ReadAt(buf, off)
+		if n > 0 {
+			off += int64(n)
+			total += n
+			t.consume(buf[:n])
+		}
+		if err != nil || n < len(buf) {
+			if err != nil && !errors.Is(err, io.EOF) {
+				s := err.Error()
+				t.lastErr.Store(&s)
+			}
+			break
+		}
+	}
+	if off > t.maxSize {
+		// Read to the end just now; truncating loses only what the child
+		// wrote in the last instant.
+		if n, _ := f.ReadAt(buf, off); n > 0 {
+			off += int64(n)
+			t.consume(buf[:n])
+		}
+		if f.Truncate(0) == nil {
+			off = 0
+		}
+	}
+	t.offset.Store(off)
+	return total
+}
+
+func (t *tailer) consume(p []byte) {
+	data := p
+	if len(t.carry) > 0 {
+		data = append(t.carry, p...)
+	}
+	lines, rest := splitLines(data)
+	t.carry = append(t.carry[:0], rest...)
+	if len(lines) == 0 {
+		return
+	}
+	if t.onLines != nil {
+		t.onLines(lines)
+	}
+	t.con.deliver(t.stream, lines, t.clock())
+}
+
+// flushCarry delivers a final unterminated line.
+func (t *tailer) flushCarry() {
+	if len(t.carry) == 0 {
+		return
+	}
+	lines := []string{string(t.carry)}
+	t.carry = t.carry[:0]
+	if t.onLines != nil {
+		t.onLines(lines)
+	}
+	t.con.deliver(t.stream, lines, t.clock())
+}
+
+// Stop stops the tailer after a final drain and waits for it.
+func (t *tailer) Stop() {
+	select {
+	case <-t.stop:
+	default:
+		close(t.stop)
+	}
+	<-t.done
+}
