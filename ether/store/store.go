@@ -1,0 +1,336 @@
+// Package store persists ether's social data in PostgreSQL (friends,
+// ignores, private chat modes, player saves) with embedded versioned
+// migrations, and queues writes in order so that none is lost while the
+// database is unreachable.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotMigrated: the database lacks the schema this binary needs.
+	ErrNotMigrated = errors.New("database is not migrated: run `ether migrate`")
+	// ErrUnavailable: the database is unreachable right now.
+	ErrUnavailable = errors.New("database unavailable")
+)
+
+// Config configures a Store.
+type Config struct {
+	DSN          string        // postgres:// URL or key=value string
+	MaxConns     int32         // pool size; default 8
+	PingInterval time.Duration // liveness probe period; default 1s
+	OpTimeout    time.Duration // per statement; default 3s
+	MaxQueued    int           // write queue bound; default 1,000,000 (newest dropped beyond)
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxConns <= 0 {
+		c.MaxConns = 8
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = time.Second
+	}
+	if c.OpTimeout <= 0 {
+		c.OpTimeout = 3 * time.Second
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = 1_000_000
+	}
+}
+
+// Lists is what a session loads for a player.
+type Lists struct {
+	Friends []uint64 // in the order they were added
+	Ignores []uint64
+	Mode    uint8 // private chat mode; 0 when never set
+}
+
+// Store is the database of one ether node. Reads go straight to the pool;
+// writes go through an ordered queue drained by Run, retried while the
+// database is down. Teardown: cancel Run's context (it flushes what it
+// can within OpTimeout), then Close.
+type Store struct {
+	cfg  Config       // immutable after New
+	log  *slog.Logger // immutable after New
+	pool *pgxpool.Pool
+
+	q queue
+
+	up        atomic.Bool  // last contact with the database succeeded
+	rttNanos  atomic.Int64 // last ping round trip
+	recovered chan struct{}
+	mu        sync.Mutex
+	outage    bool // guarded by mu: went down and has not yet announced recovery
+}
+
+// New opens a pool on cfg.DSN and checks that the schema is current. It
+// fails with ErrNotMigrated (wrapped, naming the database) when it is not,
+// and with a connection error when the database cannot be reached.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
+	cfg.setDefaults()
+	pcfg, err := pgxpool.ParseConfig(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pcfg.MaxConns = cfg.MaxConns
+	if pcfg.ConnConfig.ConnectTimeout == 0 || pcfg.ConnConfig.ConnectTimeout > cfg.OpTimeout {
+		pcfg.ConnConfig.ConnectTimeout = cfg.OpTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	s := &Store{cfg: cfg, log: log, pool: pool, recovered: make(chan struct{}, 1)}
+	s.q.init(cfg.MaxQueued)
+	if err := s.checkSchema(ctx, pcfg.ConnConfig.Database); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.up.Store(true)
+	return s, nil
+}
+
+func (s *Store) checkSchema(ctx context.Context, db string) error {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	defer cancel()
+	v, err := schemaVersion(cctx, s.pool)
+	if err != nil {
+		return fmt.Errorf("check schema of database %s: %w", db, err)
+	}
+	if latest := LatestVersion(); v < latest {
+		return fmt.Errorf("database %s is at schema version %d of %d: %w", db, v, latest, ErrNotMigrated)
+	}
+	return nil
+}
+
+// Close releases the pool. Call it after Run has returned.
+func (s *Store) Close() { s.pool.Close() }
+
+// Up reports whether the last contact with the database succeeded.
+func (s *Store) Up() bool { return s.up.Load() }
+
+// RTT is the round-trip time of the last successful ping.
+func (s *Store) RTT() time.Duration { return time.Duration(s.rttNanos.Load()) }
+
+// Pending is the number of queued writes not yet in the database.
+func (s *Store) Pending() int { return s.q.len() }
+
+// Recovered delivers a value after each outage, once the database is
+// reachable again and every write queued during the outage is stored.
+func (s *Store) Recovered() <-chan struct{} { return s.recovered }
+
+// Run drains the write queue and probes the database until ctx ends; then
+// it tries to flush what is left for up to OpTimeout.
+func (s *Store) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.pingLoop(ctx)
+	}()
+	s.writeLoop(ctx)
+	wg.Wait()
+	s.flush()
+	return nil
+}
+
+func (s *Store) pingLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+		start := time.Now()
+		err := s.pool.Ping(cctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		s.noteResult(err)
+		if err == nil {
+			s.rttNanos.Store(int64(time.Since(start)))
+		}
+	}
+}
+
+// noteResult records the outcome of a database round trip: connection
+// failures mark the database down; a success after an outage announces
+// recovery once the queue is empty.
+func (s *Store) noteResult(err error) {
+	if err != nil {
+		if retryable(err) {
+			s.markDown(err)
+		}
+		return
+	}
+	s.up.Store(true)
+	s.maybeRecovered()
+}
+
+func (s *Store) markDown(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.outage {
+		s.log.Warn("database unreachable; serving from memory and queueing writes", "err", err)
+	}
+	s.outage = true
+	s.up.Store(false)
+	s.q.wake()
+	go s.q.failWaiting()
+}
+
+func (s *Store) maybeRecovered() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.outage || s.q.len() > 0 {
+		return
+	}
+	s.outage = false
+	s.log.Info("database reachable again; queued writes stored")
+	select {
+	case s.recovered <- struct{}{}:
+	default:
+	}
+}
+
+// Load reads a player's friends, ignores and private mode in one round
+// trip, after every write queued before the call has been stored (so a
+// reload never loses a queued change). It fails with ErrUnavailable
+// (wrapped) while the database is down.
+func (s *Store) Load(ctx context.Context, user uint64) (Lists, error) {
+	if err := s.q.waitStored(ctx, s.q.lastSeq(), s.up.Load); err != nil {
+		return Lists{}, err
+	}
+	var l Lists
+	var err error
+	for attempt := 0; attempt < 2; attempt++ { // a pooled connection may be stale after a restart
+		l, err = s.load(ctx, user)
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		s.noteResult(err)
+		if retryable(err) {
+			return Lists{}, fmt.Errorf("load lists of %d: %w: %w", user, ErrUnavailable, err)
+		}
+		return Lists{}, fmt.Errorf("load lists of %d: %w", user, err)
+	}
+	s.noteResult(nil)
+	return l, nil
+}
+
+func (s *Store) load(ctx context.Context, user uint64) (Lists, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	defer cancel()
+	b := &pgx.Batch{}
+	b.Queue("SELECT friend_hash FROM friends WHERE owner_hash = $1 ORDER BY created_at, friend_hash", int64(user))
+	b.Queue("SELECT ignore_hash FROM ignores WHERE owner_hash = $1 ORDER BY created_at, ignore_hash", int64(user))
+	b.Queue("SELECT private_mode FROM player_settings WHERE user_hash = $1", int64(user))
+	br := s.pool.SendBatch(cctx, b)
+	defer br.Close()
+	var l Lists
+	var err error
+	if l.Friends, err = readHashes(br); err != nil {
+		return l, err
+	}
+	if l.Ignores, err = readHashes(br); err != nil {
+		return l, err
+	}
+	var mode int16
+	err = br.QueryRow().Scan(&mode)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return l, err
+	}
+	l.Mode = uint8(mode)
+	return l, br.Close()
+}
+
+func readHashes(br pgx.BatchResults) ([]uint64, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for rows.Next() {
+		var h int64
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, uint64(h))
+	}
+	rows.Close()
+	return out, rows.Err()
+}
+
+// LoadSave returns a player's save blob, or an empty one when there is
+// none. A save still queued (the database being down) is returned from
+// memory, so a player never reads an older save than the one they wrote.
+func (s *Store) LoadSave(ctx context.Context, user uint64) ([]byte, error) {
+	if data, ok := s.q.pendingSave(user); ok {
+		return data, nil
+	}
+	var data []byte
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+		err = s.pool.QueryRow(cctx, "SELECT save_data FROM player_saves WHERE user_hash = $1", int64(user)).Scan(&data)
+		cancel()
+		if err == nil || errors.Is(err, pgx.ErrNoRows) || !retryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		s.noteResult(nil)
+		return []byte{}, nil
+	}
+	s.noteResult(err)
+	if err != nil {
+		if retryable(err) {
+			return nil, fmt.Errorf("load save of %d: %w: %w", user, ErrUnavailable, err)
+		}
+		return nil, fmt.Errorf("load save of %d: %w", user, err)
+	}
+	return data, nil
+}
+
+// retryable reports whether err means "the database could not be
+// reached or gave up on us" (retry later) rather than "this statement is
+// wrong" (retrying cannot help).
+func retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if len(pgErr.Code) < 2 {
+			return false
+		}
+		switch pgErr.Code[:2] {
+		case "08", "53", "57", "58", "40":
+			return true
+		}
+		return false
+	}
+	return true // network errors, timeouts, closed connections
+}
