@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// goals states what each figure is measured against (from the issues).
+var goals = map[string]string{
+	"BenchmarkStatusRoundTrip":       "p50/p99 ≤ 1.5× a raw NATS request-reply echo",
+	"BenchmarkHeartbeatAssembly":     "informational (baseline: one bare gopsutil memory read)",
+	"BenchmarkIdleRSS":               "≤ 20 MB with 10 instances (Wings idles at 19–32 MB)",
+	"BenchmarkConsoleThroughput":     "child ≥ 90% of its /dev/null speed; ≥ 50,000 lines/s reach a NATS subscriber",
+	"BenchmarkRCONThroughAgent":      "≤ 2× a direct Source RCON round trip",
+	"BenchmarkSourceRoundTrip":       "client overhead vs. a bare hand-written packet exchange",
+	"BenchmarkSourceLargeResponse":   "1 MiB multi-packet response reassembled",
+	"BenchmarkList10k":               "fm_list of 10,000 entries vs. os.ReadDir + Lstat",
+	"BenchmarkDecode":                "0 allocs for fixed-size frames, ≥ 10 M frames/s",
+	"BenchmarkPMDelivery":            "p50/p99 ≤ 3× a raw NATS request-reply",
+	"BenchmarkLoginCheck":            "p50/p99 (baseline: raw NATS request-reply)",
+	"BenchmarkLoginStorm":            "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
+}
+
+// ratioUnits are compared corrosion/baseline when both sides report them.
+var ratioUnits = []string{"ns/op", "p50-us", "p99-us", "B/op", "allocs/op", "rss-MB"}
+
+func render(results []result, machine string, now time.Time) string {
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\n")
+	b.WriteString("Written by `make bench` (internal/benchreport). Each figure is measured beside its baseline\n")
+	b.WriteString("in the same run; ratios are corrosion ÷ baseline (lower is better for times and sizes).\n")
+	b.WriteString("These shared 2-core machines are noisy: read the ratios, not the absolute times.\n\n")
+	fmt.Fprintf(&b, "Run: %s\n\n%s\n", now.Format(time.RFC3339), machine)
+	byPkg := map[string][]result{}
+	var pkgs []string
+	for _, r := range results {
+		if _, ok := byPkg[r.pkg]; !ok {
+			pkgs = append(pkgs, r.pkg)
+		}
+		byPkg[r.pkg] = append(byPkg[r.pkg], r)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "## %s\n\n", strings.TrimPrefix(p, "github.com/corrosion/corrosion/"))
+		renderPkg(&b, byPkg[p])
+	}
+	return b.String()
+}
+
+func renderPkg(b *strings.Builder, rs []result) {
+	b.WriteString("| benchmark | figures | vs. baseline | goal |\n|---|---|---|---|\n")
+	idx := map[string]result{}
+	for _, r := range rs {
+		idx[r.name] = r
+	}
+	for _, r := range rs {
+		parent, leaf := split(r.name)
+		ratio := ""
+		if leaf == "corrosion" {
+			if base, ok := idx[parent+"/baseline"]; ok {
+				ratio = ratios(r, base)
+			}
+		}
+		goal := goals[topName(r.name)]
+		if leaf == "baseline" {
+			goal = ""
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", strings.TrimPrefix(r.name, "Benchmark"), figures(r), ratio, goal)
+	}
+	b.WriteString("\n")
+}
+
+func split(name string) (parent, leaf string) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return name, ""
+	}
+	return name[:i], name[i+1:]
+}
+
+func topName(name string) string {
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+func figures(r result) string {
+	parts := make([]string, 0, len(r.metrics))
+	for _, m := range r.metrics {
+		parts = append(parts, fmt.Sprintf("%s %s", human(m.value), m.unit))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ratios(r, base result) string {
+	var parts []string
+	for _, u := range ratioUnits {
+		v, ok1 := r.get(u)
+		bv, ok2 := base.get(u)
+		if !ok1 || !ok2 || bv == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%.2f× %s", v/bv, u))
+	}
+	for _, m := range r.metrics { // throughputs: corrosion as a share of baseline
+		if strings.HasSuffix(m.unit, "/s") {
+			if bv, ok := base.get(m.unit); ok && bv != 0 {
+				parts = append(parts, fmt.Sprintf("%.0f%% of baseline %s", 100*m.value/bv, m.unit))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func human(v float64) string {
+	switch {
+	case v == float64(int64(v)) && v < 1e6:
+		return fmt.Sprintf("%d", int64(v))
+	case v >= 1e6:
+		return fmt.Sprintf("%.3g", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
