@@ -9,18 +9,18 @@ import (
 
 // goals states what each figure is measured against (from the issues).
 var goals = map[string]string{
-	"BenchmarkStatusRoundTrip":       "p50/p99 ≤ 1.5× a raw NATS request-reply echo",
-	"BenchmarkHeartbeatAssembly":     "informational (baseline: one bare gopsutil memory read)",
-	"BenchmarkIdleRSS":               "≤ 20 MB with 10 instances (Wings idles at 19–32 MB)",
-	"BenchmarkConsoleThroughput":     "child ≥ 90% of its /dev/null speed; ≥ 50,000 lines/s reach a NATS subscriber",
-	"BenchmarkRCONThroughAgent":      "≤ 2× a direct Source RCON round trip",
-	"BenchmarkSourceRoundTrip":       "client overhead vs. a bare hand-written packet exchange",
-	"BenchmarkSourceLargeResponse":   "1 MiB multi-packet response reassembled",
-	"BenchmarkList10k":               "fm_list of 10,000 entries vs. os.ReadDir + Lstat",
-	"BenchmarkDecode":                "0 allocs for fixed-size frames, ≥ 10 M frames/s",
-	"BenchmarkPMDelivery":            "p50/p99 ≤ 3× a raw NATS request-reply",
-	"BenchmarkLoginCheck":            "p50/p99 (baseline: raw NATS request-reply)",
-	"BenchmarkLoginStorm":            "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
+	"BenchmarkStatusRoundTrip":     "p50/p99 ≤ 1.5× a raw NATS request-reply echo",
+	"BenchmarkHeartbeatAssembly":   "informational (baseline: one bare gopsutil memory read)",
+	"BenchmarkIdleRSS":             "≤ 20 MB with 10 instances (Wings idles at 19–32 MB)",
+	"BenchmarkConsoleThroughput":   "child ≥ 90% of its /dev/null speed; ≥ 50,000 lines/s reach a NATS subscriber",
+	"BenchmarkRCONThroughAgent":    "≤ 2× a direct Source RCON round trip",
+	"BenchmarkSourceRoundTrip":     "client overhead vs. a bare hand-written packet exchange",
+	"BenchmarkSourceLargeResponse": "1 MiB multi-packet response reassembled",
+	"BenchmarkList10k":             "fm_list of 10,000 entries vs. os.ReadDir + Lstat",
+	"BenchmarkDecode":              "0 allocs for fixed-size frames, ≥ 10 M frames/s",
+	"BenchmarkPMDelivery":          "p50/p99 ≤ 3× a raw NATS request-reply",
+	"BenchmarkLoginCheck":          "p50/p99 (baseline: raw NATS request-reply)",
+	"BenchmarkLoginStorm":          "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
 }
 
 // ratioUnits are compared corrosion/baseline when both sides report them.
