@@ -3,7 +3,11 @@
 // validation that names the bad field and value.
 package config
 
-import "time"
+import (
+	"log/slog"
+	"strings"
+	"time"
+)
 
 // Config is the whole agent configuration. It is immutable after Load.
 type Config struct {
@@ -35,6 +39,50 @@ type Agent struct {
 	HealthyAfter    Duration `toml:"restart_healthy_after"`
 	CrashLoopCount  int      `toml:"crash_loop_count"`
 	CrashLoopWindow Duration `toml:"crash_loop_window"`
+}
+
+// NATSURLs returns the entries of nats_url, split on commas and trimmed;
+// empty entries are dropped.
+func (c *Config) NATSURLs() []string {
+	var urls []string
+	for _, u := range strings.Split(c.Agent.NATSURL, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
+// Instance returns the instance with the given id, or nil.
+func (c *Config) Instance(id string) *Instance {
+	for i := range c.Instances {
+		if c.Instances[i].ID == id {
+			return &c.Instances[i]
+		}
+	}
+	return nil
+}
+
+// HeartbeatInterval is heartbeat_seconds as a duration.
+func (a *Agent) HeartbeatInterval() time.Duration {
+	return time.Duration(a.HeartbeatSeconds) * time.Second
+}
+
+// Log levels accepted by log_level.
+var LogLevels = []string{"debug", "info", "warn", "error"}
+
+// SlogLevel is log_level as a slog level; an unknown level (which Validate
+// rejects) is info.
+func (a *Agent) SlogLevel() slog.Level {
+	switch a.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // Probe is one [[probe]] target.
@@ -93,6 +141,19 @@ const (
 	RCONSource  = "source"
 	RCONWebRCON = "webrcon"
 )
+
+// InferRCONKind is the RCON protocol a game speaks when [instance.rcon]
+// leaves kind empty: webrcon for rust, source for conan, soulmask and
+// worldsrv; "" (must be given) for the others.
+func InferRCONKind(game string) string {
+	switch game {
+	case "rust":
+		return RCONWebRCON
+	case "conan", "soulmask", "worldsrv":
+		return RCONSource
+	}
+	return ""
+}
 
 // Files is the [instance.files] table.
 type Files struct {

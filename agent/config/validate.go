@@ -1,0 +1,210 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// FieldError is one problem with one setting. Its text is always
+// "FIELD: PROBLEM", where FIELD is the TOML path with 0-based array indexes
+// ("agent.nats_url", "probe[0].port", "instance[2].rcon.password") and
+// PROBLEM quotes the offending value (secrets excepted), e.g.
+//
+//	instance[2].id: "Host" is not a valid instance id (want [a-z0-9_-]{1,64}, not "host")
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// problems collects FieldErrors.
+type problems []error
+
+func (p *problems) add(field, format string, args ...any) {
+	*p = append(*p, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
+}
+
+// Validate checks the whole config and returns every problem, joined
+// (errors.Join of *FieldError), or nil. It reads the filesystem: a managed
+// instance's root, its exec, and nats_creds must exist.
+func (c *Config) Validate() error {
+	var p problems
+	c.Agent.validate(&p)
+	c.validateProbes(&p)
+	c.validateInstances(&p)
+	g := c.graph()
+	p = append(p, g.problems...)
+	p = append(p, g.cycles()...)
+	return errors.Join(p...)
+}
+
+func (a *Agent) validate(p *problems) {
+	if !wire.ValidLicenseID(a.LicenseID) {
+		p.add("agent.license_id", "%q is not a valid license id (want [A-Za-z0-9_-]{1,64})", a.LicenseID)
+	}
+	validateNATSURL(p, a.NATSURL)
+	if a.NATSCreds != "" {
+		if fi, err := os.Stat(a.NATSCreds); err != nil {
+			p.add("agent.nats_creds", "%q %w", a.NATSCreds, statErr(err))
+		} else if fi.IsDir() {
+			p.add("agent.nats_creds", "%q is a directory (want a .creds file)", a.NATSCreds)
+		}
+	}
+	if a.HeartbeatSeconds < 1 {
+		p.add("agent.heartbeat_seconds", "%d is too small (want at least 1)", a.HeartbeatSeconds)
+	}
+	if a.StateDir == "" {
+		p.add("agent.state_dir", "must not be empty")
+	}
+	if !slices.Contains(LogLevels, a.LogLevel) {
+		p.add("agent.log_level", "%q is not a log level (want %s)", a.LogLevel, strings.Join(LogLevels, ", "))
+	}
+	positive(p, "agent.console_line_limit", a.ConsoleLineLimit)
+	positiveDur(p, "agent.console_window", a.ConsoleWindow)
+	positive(p, "agent.console_ring_lines", a.ConsoleRingLines)
+	positiveDur(p, "agent.restart_backoff_initial", a.BackoffInitial)
+	positiveDur(p, "agent.restart_backoff_max", a.BackoffMax)
+	if a.BackoffMax.Duration > 0 && a.BackoffMax.Duration < a.BackoffInitial.Duration {
+		p.add("agent.restart_backoff_max", "%s is less than restart_backoff_initial %s", a.BackoffMax, a.BackoffInitial)
+	}
+	positiveDur(p, "agent.restart_healthy_after", a.HealthyAfter)
+	positive(p, "agent.crash_loop_count", a.CrashLoopCount)
+	positiveDur(p, "agent.crash_loop_window", a.CrashLoopWindow)
+}
+
+func positive(p *problems, field string, v int) {
+	if v < 1 {
+		p.add(field, "%d is not positive (want at least 1)", v)
+	}
+}
+
+func positiveDur(p *problems, field string, d Duration) {
+	if d.Duration <= 0 {
+		p.add(field, "%q is not positive (want a duration like \"1.5s\")", d.String())
+	}
+}
+
+// NATSSchemes are the URL schemes nats_url accepts.
+var NATSSchemes = []string{"nats", "tls", "ws", "wss"}
+
+func validateNATSURL(p *problems, list string) {
+	const field = "agent.nats_url"
+	entries := strings.Split(list, ",")
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			p.add(field, "%q has an empty entry (want comma-separated nats:// URLs)", redactURLs(list))
+			return
+		}
+		u, err := url.Parse(e)
+		shown := redactURLs(e)
+		if err == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				shown = u.Redacted()
+			}
+		}
+		switch {
+		case err != nil:
+			p.add(field, "%q is not a URL", shown)
+		case !slices.Contains(NATSSchemes, u.Scheme):
+			p.add(field, "%q has scheme %q (want %s)", shown, u.Scheme, strings.Join(NATSSchemes, ", "))
+		case u.Host == "" || u.Hostname() == "":
+			p.add(field, "%q has no host", shown)
+		case u.Port() != "" && !validPort(u.Port()):
+			p.add(field, "%q has a bad port %q", shown, u.Port())
+		}
+	}
+}
+
+var userinfoRE = regexp.MustCompile(`://[^@/]*:[^@/]*@`)
+
+// redactURLs hides passwords in text that may not parse as a URL.
+func redactURLs(s string) string { return userinfoRE.ReplaceAllString(s, "://xxxxx@") }
+
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+func (c *Config) validateProbes(p *problems) {
+	seen := map[string]int{}
+	for i, pr := range c.Probes {
+		pre := "probe[" + strconv.Itoa(i) + "]."
+		switch j, dup := seen[pr.Name]; {
+		case pr.Name == "":
+			p.add(pre+"name", "must not be empty")
+		case dup:
+			p.add(pre+"name", "%q duplicates probe[%d]", pr.Name, j)
+		default:
+			seen[pr.Name] = i
+		}
+		if !validHost(pr.Host) {
+			p.add(pre+"host", "%q is not a host name or IP address", pr.Host)
+		}
+		if pr.Port < 1 || pr.Port > 65535 {
+			p.add(pre+"port", "%d is out of range (want 1-65535)", pr.Port)
+		}
+	}
+}
+
+var hostnameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?)*\.?$`)
+
+// validHost accepts an IP address (IPv6 without brackets) or a DNS name.
+func validHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	return len(h) <= 253 && hostnameRE.MatchString(h)
+}
+
+// statErr words a failed os.Stat for a message that already quotes the
+// path: "does not exist", or "cannot be used: permission denied".
+func statErr(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return errors.New("does not exist")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot be used: %w", err)
+}
+
+// checkExec reports why exec cannot be run, or nil: it must be an absolute
+// path to an executable file, or a command name found on PATH.
+func checkExec(path string) error {
+	if filepath.IsAbs(path) {
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%q %w", path, statErr(err))
+		case fi.IsDir():
+			return fmt.Errorf("%q is a directory (want an executable file)", path)
+		case runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
+			return fmt.Errorf("%q is not executable (mode %v)", path, fi.Mode().Perm())
+		}
+		return nil
+	}
+	if strings.ContainsAny(path, `/\`) {
+		return fmt.Errorf("%q is a relative path (want an absolute path or a command name on PATH)", path)
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		return fmt.Errorf("%q is not an executable on PATH: %w", path, err)
+	}
+	return nil
+}

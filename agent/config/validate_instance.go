@@ -1,0 +1,98 @@
+package config
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// RestartPolicies are the values restart accepts.
+var RestartPolicies = []string{RestartNever, RestartOnCrash, RestartAlways}
+
+func (c *Config) validateInstances(p *problems) {
+	seen := map[string]int{}
+	for i := range c.Instances {
+		in := &c.Instances[i]
+		pre := "instance[" + strconv.Itoa(i) + "]."
+		if j, dup := seen[in.ID]; dup {
+			p.add(pre+"id", "%q duplicates instance[%d]", in.ID, j)
+		} else {
+			seen[in.ID] = i
+		}
+		in.validate(p, pre)
+	}
+}
+
+func (in *Instance) validate(p *problems, pre string) {
+	if !wire.ValidInstanceID(in.ID) {
+		p.add(pre+"id", `%q is not a valid instance id (want [a-z0-9_-]{1,64}, not "host")`, in.ID)
+	}
+	if !slices.Contains(Games, in.Game) {
+		p.add(pre+"game", "%q is not a known game (want %s)", in.Game, strings.Join(Games, ", "))
+	}
+	in.validateRoot(p, pre)
+	if in.Managed() {
+		if err := checkExec(in.Exec); err != nil {
+			p.add(pre+"exec", "%w", err)
+		}
+	}
+	for _, k := range sortedKeys(in.Env) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			p.add(pre+"env", "%q is not a valid environment variable name", k)
+		}
+	}
+	if in.StopTimeoutSeconds < 0 {
+		p.add(pre+"stop_timeout_seconds", "%d is negative", in.StopTimeoutSeconds)
+	}
+	if _, err := regexp.Compile(in.ReadyPattern); err != nil {
+		p.add(pre+"ready_pattern", "%q does not compile: %w", in.ReadyPattern, err)
+	}
+	if (in.Managed() || in.Restart != "") && !slices.Contains(RestartPolicies, in.Restart) {
+		p.add(pre+"restart", "%q is not a restart policy (want %s)", in.Restart, strings.Join(RestartPolicies, ", "))
+	}
+	if in.RCON != nil {
+		in.RCON.validate(p, pre+"rcon.", in.Game)
+	}
+}
+
+// validateRoot: every instance names a root; a managed one's must be an
+// existing directory (an unmanaged one may be missing: it reports
+// missing_root).
+func (in *Instance) validateRoot(p *problems, pre string) {
+	if in.Root == "" {
+		p.add(pre+"root", "must be set")
+		return
+	}
+	if !in.Managed() {
+		return
+	}
+	fi, err := os.Stat(in.Root)
+	switch {
+	case err != nil:
+		p.add(pre+"root", "%q %w", in.Root, statErr(err))
+	case !fi.IsDir():
+		p.add(pre+"root", "%q is not a directory", in.Root)
+	}
+}
+
+func (r *RCON) validate(p *problems, pre, game string) {
+	switch r.Kind {
+	case RCONSource, RCONWebRCON:
+	case "":
+		if InferRCONKind(game) == "" {
+			p.add(pre+"kind", "must be set for game %q (want %s or %s)", game, RCONSource, RCONWebRCON)
+		}
+	default:
+		p.add(pre+"kind", "%q is not an rcon kind (want %s or %s)", r.Kind, RCONSource, RCONWebRCON)
+	}
+	if r.Port < 1 || r.Port > 65535 {
+		p.add(pre+"port", "%d is out of range (want 1-65535)", r.Port)
+	}
+	if r.Password == "" {
+		p.add(pre+"password", "must not be empty")
+	}
+}
