@@ -1,0 +1,279 @@
+// Package cluster joins an ether node to its peers over NATS: one subject
+// per online player for presence queries and private messages (no
+// responders = offline), presence broadcasts, a JetStream key-value lease
+// for the cluster-wide login lock, and heartbeats for node liveness. Every
+// subject starts with the cluster name, so independent clusters can share a
+// NATS server.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Config configures a Member.
+type Config struct {
+	URLs           []string      // NATS server URLs
+	Name           string        // cluster name: the subject prefix; default "ether"
+	NodeID         uint8         // this node's world node id (1–255)
+	LeaseTTL       time.Duration // login lock lifetime; default 10s
+	Heartbeat      time.Duration // heartbeat period; default 1s
+	NodeTimeout    time.Duration // a peer silent this long is down; default 3s
+	RequestTimeout time.Duration // node-to-node requests; default 2s
+	Workers        int           // goroutines answering player requests; default 4×GOMAXPROCS
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrConfig: an invalid Config; the message names the field.
+var ErrConfig = errors.New("cluster: invalid config")
+
+// Validate checks cfg after defaults are applied.
+func (c *Config) Validate() error {
+	c.setDefaults()
+	switch {
+	case len(c.URLs) == 0:
+		return fmt.Errorf("%w: no NATS URLs", ErrConfig)
+	case !nameRE.MatchString(c.Name):
+		return fmt.Errorf("%w: cluster name %q must be 1-64 of [A-Za-z0-9_-]", ErrConfig, c.Name)
+	case c.NodeID == 0:
+		return fmt.Errorf("%w: node id must be 1-255", ErrConfig)
+	case c.NodeTimeout <= c.Heartbeat:
+		return fmt.Errorf("%w: node timeout %v must exceed the heartbeat %v", ErrConfig, c.NodeTimeout, c.Heartbeat)
+	}
+	return nil
+}
+
+func (c *Config) setDefaults() {
+	if c.Name == "" {
+		c.Name = "ether"
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 10 * time.Second
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.NodeTimeout <= 0 {
+		c.NodeTimeout = 3 * time.Second
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 2 * time.Second
+	}
+	if c.Workers <= 0 {
+		c.Workers = 4 * runtime.GOMAXPROCS(0)
+	}
+}
+
+// Handler is what the cluster needs from the node's sessions. Calls come
+// from several goroutines; none may block for long.
+type Handler interface {
+	// PresenceFor is the node at which asker sees user (0 when hidden);
+	// ok is false when user has no ready session on this node.
+	PresenceFor(user, asker uint64) (node uint8, ok bool)
+	// DeliverPM hands a private message to target's session.
+	DeliverPM(target uint64, pm PM) PMResult
+	// ApplyPresence updates the local sessions that list each player; with
+	// only != 0, just that session.
+	ApplyPresence(ps []Presence, only uint64)
+	// NodeDown and NodeUp report peer liveness changes, in order.
+	NodeDown(node uint8)
+	NodeUp(node uint8)
+}
+
+// Subjects under one cluster name.
+type subjects struct{ prefix string }
+
+func (s subjects) player(user uint64) string {
+	return s.prefix + ".player." + strconv.FormatUint(user, 10)
+}
+func (s subjects) presence() string { return s.prefix + ".presence" }
+func (s subjects) nodePresence(node uint8) string {
+	return s.prefix + ".node." + itoa(node) + ".presence"
+}
+func (s subjects) heartbeat(node uint8) string {
+	return s.prefix + ".node." + itoa(node) + ".heartbeat"
+}
+func (s subjects) goodbye(node uint8) string { return s.prefix + ".node." + itoa(node) + ".down" }
+func (s subjects) health(node uint8) string  { return s.prefix + ".health." + itoa(node) }
+func (s subjects) leaseBucket() string       { return s.prefix + "_login" }
+func itoa(n uint8) string                    { return strconv.Itoa(int(n)) }
+func (s subjects) userOf(subject string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(subject, s.prefix+".player.")
+	if !ok {
+		return 0, false
+	}
+	u, err := strconv.ParseUint(rest, 10, 64)
+	return u, err == nil
+}
+
+// Member is this node's membership in the cluster. Teardown (Run's
+// context ending): say goodbye, stop heartbeats, drain the connection.
+type Member struct {
+	cfg      Config // immutable after New
+	subj     subjects
+	log      *slog.Logger
+	h        Handler
+	nc       *nats.Conn
+	instance string // immutable; tells a restarted peer from the old one
+	started  time.Time
+
+	in    chan *nats.Msg // player-subject requests for the workers
+	inbox string         // reply subject prefix for our requests
+	mux   mux
+
+	mu   sync.Mutex
+	subs map[uint64]*nats.Subscription // guarded by mu; one per joined player
+
+	live  liveness
+	lease lease
+
+	closed atomic.Bool // Close was called: no goodbye, no drain
+}
+
+// New connects to NATS (retrying in the background when no server is up
+// yet) and subscribes to the cluster's shared subjects.
+func New(cfg Config, h Handler, log *slog.Logger) (*Member, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Member{
+		cfg: cfg, subj: subjects{prefix: cfg.Name}, log: log, h: h,
+		instance: nats.NewInbox()[len(nats.InboxPrefix):], started: time.Now(),
+		in: make(chan *nats.Msg, 1<<16), subs: map[uint64]*nats.Subscription{},
+	}
+	m.live.init(m)
+	m.lease.init(m)
+	nc, err := nats.Connect(strings.Join(cfg.URLs, ","),
+		nats.Name(fmt.Sprintf("ether-%s-%d", cfg.Name, cfg.NodeID)),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond), nats.PingInterval(5*time.Second),
+		nats.DisconnectErrHandler(m.onDisconnect), nats.ReconnectHandler(m.onReconnect),
+		nats.ConnectHandler(m.onReconnect), nats.ErrorHandler(m.onAsyncError))
+	if err != nil {
+		return nil, fmt.Errorf("connect to nats %s: %w", strings.Join(cfg.URLs, ","), err)
+	}
+	m.nc = nc
+	if err := m.subscribeShared(); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Member) subscribeShared() error {
+	m.inbox = nats.NewInbox()
+	m.mux.init()
+	subs := []struct {
+		subj string
+		cb   nats.MsgHandler
+	}{
+		{m.inbox + ".*", m.mux.onReply},
+		{m.subj.presence(), m.onPresence},
+		{m.subj.nodePresence(m.cfg.NodeID), m.onPresence},
+		{m.subj.prefix + ".node.*.heartbeat", m.live.onHeartbeat},
+		{m.subj.prefix + ".node.*.down", m.live.onGoodbye},
+	}
+	for _, s := range subs {
+		sub, err := m.nc.Subscribe(s.subj, s.cb)
+		if err != nil {
+			return fmt.Errorf("subscribe %s: %w", s.subj, err)
+		}
+		_ = sub.SetPendingLimits(1<<20, 256<<20)
+	}
+	return nil
+}
+
+// Run answers requests, beats and watches peers until ctx ends.
+func (m *Member) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for i := 0; i < m.cfg.Workers; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); m.work(ctx) }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); m.live.run(ctx) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); m.lease.run(ctx) }()
+	<-ctx.Done()
+	wg.Wait()
+	m.shutdown()
+	return nil
+}
+
+func (m *Member) shutdown() {
+	if m.closed.Load() {
+		return
+	}
+	if m.nc.IsConnected() {
+		_ = m.nc.Publish(m.subj.goodbye(m.cfg.NodeID), m.live.beat(true))
+		_ = m.nc.FlushTimeout(time.Second)
+	}
+	done := make(chan struct{})
+	m.nc.SetClosedHandler(func(*nats.Conn) { close(done) })
+	if err := m.nc.Drain(); err != nil {
+		m.nc.Close()
+		return
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		m.nc.Close()
+	}
+}
+
+// Close drops the NATS connection at once, without a goodbye: peers find
+// out through missing heartbeats, as if the process had died.
+func (m *Member) Close() {
+	m.closed.Store(true)
+	m.nc.Close()
+}
+
+// Connected reports whether the NATS connection is up.
+func (m *Member) Connected() bool { return m.nc.IsConnected() }
+
+// RTT measures a round trip to the NATS server.
+func (m *Member) RTT() (time.Duration, error) { return m.nc.RTT() }
+
+// Instance is this member's unique id (changes on every start).
+func (m *Member) Instance() string { return m.instance }
+
+// Publish sends data on a subject under the cluster prefix (e.g.
+// "health.10"), for node-level announcements such as health snapshots.
+func (m *Member) Publish(suffix string, data []byte) error {
+	return m.nc.Publish(m.subj.prefix+"."+suffix, data)
+}
+
+// HealthSubject is the subject this node publishes health snapshots on.
+func (m *Member) HealthSubject() string { return m.subj.health(m.cfg.NodeID) }
+
+func (m *Member) onDisconnect(_ *nats.Conn, err error) {
+	if m.closed.Load() {
+		return
+	}
+	m.log.Warn("nats connection lost; serving local players only until it is back", "err", err)
+}
+
+func (m *Member) onReconnect(nc *nats.Conn) {
+	m.log.Info("nats connected", "url", nc.ConnectedUrlRedacted())
+	m.live.reconnected()
+}
+
+func (m *Member) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
+	subj := ""
+	if sub != nil {
+		subj = sub.Subject
+	}
+	m.log.Error("nats error", "subject", subj, "err", err)
+}

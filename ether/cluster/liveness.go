@@ -1,0 +1,193 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Heartbeat is the JSON a node publishes on {cluster}.node.{id}.heartbeat
+// every heartbeat period, and once on {cluster}.node.{id}.down when it
+// stops.
+type Heartbeat struct {
+	Node     uint8     `json:"node"`
+	Instance string    `json:"instance"`
+	Started  time.Time `json:"started"`
+	Sessions int       `json:"sessions"`
+	Leaving  bool      `json:"leaving,omitempty"`
+}
+
+// peer is what this node knows of another.
+type peer struct {
+	instance string
+	lastSeen time.Time
+	up       bool
+}
+
+// liveness tracks peers through their heartbeats and reports changes to
+// the handler in order, from one goroutine.
+type liveness struct {
+	m      *Member
+	mu     sync.Mutex
+	peers  map[uint8]*peer // guarded by mu
+	events chan event      // to the reporting goroutine
+	dupLog time.Time       // guarded by mu: last "duplicate node id" warning
+}
+
+type event struct {
+	node uint8
+	up   bool
+}
+
+func (l *liveness) init(m *Member) {
+	l.m = m
+	l.peers = map[uint8]*peer{}
+	l.events = make(chan event, 1024)
+}
+
+func (l *liveness) beat(leaving bool) []byte {
+	b, _ := json.Marshal(Heartbeat{
+		Node: l.m.cfg.NodeID, Instance: l.m.instance, Started: l.m.started,
+		Sessions: l.m.Joined(), Leaving: leaving,
+	})
+	return b
+}
+
+func (l *liveness) run(ctx context.Context) {
+	hb := l.m.cfg.Heartbeat
+	beat := time.NewTicker(hb)
+	defer beat.Stop()
+	check := time.NewTicker(max(hb/4, 10*time.Millisecond))
+	defer check.Stop()
+	_ = l.m.nc.Publish(l.m.subj.heartbeat(l.m.cfg.NodeID), l.beat(false))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-beat.C:
+			if l.m.nc.IsConnected() {
+				_ = l.m.nc.Publish(l.m.subj.heartbeat(l.m.cfg.NodeID), l.beat(false))
+			}
+		case <-check.C:
+			l.expire(time.Now())
+		case ev := <-l.events:
+			l.report(ev)
+		}
+	}
+}
+
+func (l *liveness) report(ev event) {
+	if ev.up {
+		l.m.log.Info("peer node up", "peer", ev.node)
+		l.m.h.NodeUp(ev.node)
+	} else {
+		l.m.log.Warn("peer node down", "peer", ev.node)
+		l.m.h.NodeDown(ev.node)
+	}
+}
+
+func (l *liveness) emit(node uint8, up bool) {
+	select {
+	case l.events <- event{node: node, up: up}:
+	default:
+		l.m.log.Error("peer event queue full; dropping event", "peer", node, "up", up)
+	}
+}
+
+// expire marks peers silent for longer than the node timeout as down.
+func (l *liveness) expire(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, p := range l.peers {
+		if p.up && now.Sub(p.lastSeen) > l.m.cfg.NodeTimeout {
+			p.up = false
+			l.emit(id, false)
+		}
+	}
+}
+
+func nodeOf(subject string) (uint8, bool) {
+	parts := strings.Split(subject, ".")
+	if len(parts) < 3 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(parts[len(parts)-2], 10, 8)
+	return uint8(n), err == nil && n > 0
+}
+
+func (l *liveness) onHeartbeat(msg *nats.Msg) {
+	id, ok := nodeOf(msg.Subject)
+	var hb Heartbeat
+	if !ok || json.Unmarshal(msg.Data, &hb) != nil || hb.Node != id || hb.Instance == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if id == l.m.cfg.NodeID {
+		if hb.Instance != l.m.instance && time.Since(l.dupLog) > 10*time.Second {
+			l.dupLog = time.Now()
+			l.m.log.Error("another ether node in this cluster uses the same node id", "node", id, "other_instance", hb.Instance)
+		}
+		return
+	}
+	p := l.peers[id]
+	if p == nil {
+		p = &peer{}
+		l.peers[id] = p
+	}
+	if p.up && p.instance != hb.Instance { // restarted faster than the timeout
+		l.emit(id, false)
+		p.up = false
+	}
+	p.instance, p.lastSeen = hb.Instance, time.Now()
+	if !p.up {
+		p.up = true
+		l.emit(id, true)
+	}
+}
+
+func (l *liveness) onGoodbye(msg *nats.Msg) {
+	id, ok := nodeOf(msg.Subject)
+	var hb Heartbeat
+	if !ok || json.Unmarshal(msg.Data, &hb) != nil || id == l.m.cfg.NodeID {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.peers[id]; p != nil && p.up && p.instance == hb.Instance {
+		p.up = false
+		l.emit(id, false)
+	}
+}
+
+// reconnected re-announces every live peer after our own connection came
+// back: presence sent while we were away was lost.
+func (l *liveness) reconnected() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, p := range l.peers {
+		if p.up {
+			l.emit(id, true)
+		}
+	}
+}
+
+// Peers lists the nodes currently up, in order.
+func (m *Member) Peers() []uint8 {
+	m.live.mu.Lock()
+	defer m.live.mu.Unlock()
+	var out []uint8
+	for id, p := range m.live.peers {
+		if p.up {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
