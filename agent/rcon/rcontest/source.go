@@ -1,0 +1,290 @@
+// Package rcontest provides RCON test servers, Source RCON and WebRCON, with
+// knobs for the ways real game servers misbehave (split replies, ignored
+// probes, rejected passwords, stalls, dropped connections). Both listen on
+// 127.0.0.1:0. For tests only: production code never imports it.
+package rcontest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	gorcon "github.com/gorcon/rcon"
+)
+
+// Handler answers one command.
+type Handler func(command string) string
+
+// ProbeTrailer is the body of the extra packet Valve servers send after
+// mirroring an empty RESPONSE_VALUE probe.
+const ProbeTrailer = "\x00\x01\x00\x00"
+
+// maxRequest caps a request packet's declared size.
+const maxRequest = 64 << 10
+
+// SourceOptions configures a SourceServer. The zero value is a well-behaved
+// server with password "" that answers every command with "".
+type SourceOptions struct {
+	Password string
+	// Handler answers commands; nil answers "".
+	Handler Handler
+	// PacketSize is the largest body per reply packet; 4096 when zero.
+	// Longer replies are split.
+	PacketSize int
+	// NoProbeEcho: never mirror the client's empty RESPONSE_VALUE probe.
+	NoProbeEcho bool
+	// NoPreAuthPacket: skip the empty RESPONSE_VALUE sent before
+	// AUTH_RESPONSE.
+	NoPreAuthPacket bool
+	// RejectByClose: on a bad password close the connection instead of
+	// answering AUTH_RESPONSE with id -1.
+	RejectByClose bool
+}
+
+// SourceServer is a Source RCON server for tests.
+type SourceServer struct {
+	opts SourceOptions // immutable after NewSource
+	ln   net.Listener  // immutable after NewSource
+	wg   sync.WaitGroup
+
+	stall     atomic.Bool  // commands are never answered
+	closeMid  atomic.Bool  // the next replies are cut in half, then the connection closed
+	accepted  atomic.Int64 // connections accepted
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{} // guarded by mu
+	commands []string              // guarded by mu
+	ids      []int32               // guarded by mu
+	closed   bool                  // guarded by mu
+}
+
+// NewSource starts a SourceServer on 127.0.0.1:0; tb's cleanup closes it.
+func NewSource(tb testing.TB, opts SourceOptions) *SourceServer {
+	tb.Helper()
+	if opts.PacketSize <= 0 {
+		opts.PacketSize = 4096
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("rcontest: listen: %v", err)
+	}
+	s := &SourceServer{opts: opts, ln: ln, conns: map[net.Conn]struct{}{}}
+	s.wg.Add(1)
+	go s.serve()
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Port is the TCP port the server listens on.
+func (s *SourceServer) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// Addr is "127.0.0.1:port".
+func (s *SourceServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port()) }
+
+// SetStall makes the server stop answering commands (on every connection)
+// while on: a stalled connection reads and ignores everything after.
+func (s *SourceServer) SetStall(on bool) { s.stall.Store(on) }
+
+// SetCloseMidResponse makes the server write half of each reply and then
+// close the connection while on.
+func (s *SourceServer) SetCloseMidResponse(on bool) { s.closeMid.Store(on) }
+
+// Accepted is the number of connections accepted so far.
+func (s *SourceServer) Accepted() int { return int(s.accepted.Load()) }
+
+// Open is the number of connections currently open.
+func (s *SourceServer) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// Commands returns the commands executed so far, in order.
+func (s *SourceServer) Commands() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.commands...)
+}
+
+// RequestIDs returns the id of every packet received so far (auth,
+// commands, probes), in arrival order.
+func (s *SourceServer) RequestIDs() []int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int32(nil), s.ids...)
+}
+
+// DropConnections closes every open client connection (the server keeps
+// listening), as a game server restart would.
+func (s *SourceServer) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+}
+
+// Close stops the server and closes every connection. Idempotent.
+func (s *SourceServer) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		_ = s.ln.Close()
+		s.DropConnections()
+		s.wg.Wait()
+	})
+}
+
+func (s *SourceServer) serve() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			_ = c.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		s.accepted.Add(1)
+		go s.handle(c)
+	}
+}
+
+// sourceSession is one client connection.
+type sourceSession struct {
+	s       *SourceServer
+	c       net.Conn
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	authed  bool
+	stalled bool
+}
+
+func (s *SourceServer) handle(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		_ = c.Close()
+	}()
+	ss := &sourceSession{s: s, c: c, br: bufio.NewReader(c), bw: bufio.NewWriterSize(c, 64<<10)}
+	for {
+		p, err := readRequest(ss.br)
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.ids = append(s.ids, p.ID)
+		s.mu.Unlock()
+		if !ss.serve(p) {
+			return
+		}
+		if ss.bw.Flush() != nil {
+			return
+		}
+	}
+}
+
+// serve answers one request; false closes the connection.
+func (ss *sourceSession) serve(p *gorcon.Packet) bool {
+	o := &ss.s.opts
+	switch {
+	case ss.stalled:
+		return true
+	case p.Type == gorcon.SERVERDATA_AUTH:
+		ok := p.Body() == o.Password
+		if !ok && o.RejectByClose {
+			return false
+		}
+		if !o.NoPreAuthPacket {
+			ss.write(gorcon.SERVERDATA_RESPONSE_VALUE, p.ID, "")
+		}
+		id := p.ID
+		if !ok {
+			id = -1
+		}
+		ss.write(gorcon.SERVERDATA_AUTH_RESPONSE, id, "")
+		ss.authed = ok
+		return true
+	case !ss.authed:
+		return false // like real servers: nothing before auth
+	case p.Type == gorcon.SERVERDATA_EXECCOMMAND:
+		return ss.exec(p)
+	case p.Type == gorcon.SERVERDATA_RESPONSE_VALUE && !o.NoProbeEcho:
+		ss.write(gorcon.SERVERDATA_RESPONSE_VALUE, p.ID, "")
+		ss.write(gorcon.SERVERDATA_RESPONSE_VALUE, p.ID, ProbeTrailer)
+	}
+	return true
+}
+
+func (ss *sourceSession) exec(p *gorcon.Packet) bool {
+	s := ss.s
+	if s.stall.Load() {
+		ss.stalled = true
+		return true
+	}
+	s.mu.Lock()
+	s.commands = append(s.commands, p.Body())
+	s.mu.Unlock()
+	out := ""
+	if s.opts.Handler != nil {
+		out = s.opts.Handler(p.Body())
+	}
+	if s.closeMid.Load() {
+		var buf bytes.Buffer
+		writeSplit(&buf, p.ID, out, s.opts.PacketSize)
+		_, _ = ss.bw.Write(buf.Bytes()[:buf.Len()/2])
+		_ = ss.bw.Flush()
+		return false
+	}
+	writeSplit(ss.bw, p.ID, out, s.opts.PacketSize)
+	return true
+}
+
+func (ss *sourceSession) write(typ, id int32, body string) {
+	_, _ = gorcon.NewPacket(typ, id, body).WriteTo(ss.bw)
+}
+
+// writeSplit writes out as RESPONSE_VALUE packets of at most size bytes
+// each (one empty packet for an empty reply).
+func writeSplit(w io.Writer, id int32, out string, size int) {
+	for first := true; first || out != ""; first = false {
+		n := min(size, len(out))
+		_, _ = gorcon.NewPacket(gorcon.SERVERDATA_RESPONSE_VALUE, id, out[:n]).WriteTo(w)
+		out = out[n:]
+	}
+}
+
+// readRequest reads one client packet with gorcon's decoder, after checking
+// the declared size (gorcon's ReadFrom would allocate any size).
+func readRequest(br *bufio.Reader) (*gorcon.Packet, error) {
+	head, err := br.Peek(4)
+	if err != nil {
+		return nil, err
+	}
+	size := int32(binary.LittleEndian.Uint32(head))
+	if size < gorcon.MinPacketSize || size > maxRequest {
+		return nil, fmt.Errorf("rcontest: request size %d out of range", size)
+	}
+	p := &gorcon.Packet{}
+	if _, err := p.ReadFrom(br); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

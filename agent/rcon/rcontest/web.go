@@ -1,0 +1,236 @@
+package rcontest
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// WebRequest is a WebRCON command frame as the server received it.
+type WebRequest struct {
+	Identifier int64  `json:"Identifier"`
+	Message    string `json:"Message"`
+	Name       string `json:"Name"`
+}
+
+// WebFrame is a frame the server sends.
+type WebFrame struct {
+	Message    string `json:"Message"`
+	Identifier int64  `json:"Identifier"`
+	Type       string `json:"Type"`
+	Stacktrace string `json:"Stacktrace"`
+}
+
+// WebOptions configures a WebServer. The zero value is a quiet server with
+// password "" that answers every command with "".
+type WebOptions struct {
+	Password string
+	// Handler answers commands; nil answers "". Commands are handled
+	// concurrently, each in its own goroutine, so replies may come out of
+	// order.
+	Handler Handler
+	// Noise: before each reply send a chat frame (identifier -1), a log
+	// frame (identifier 0) and the "[rcon] " echo of the command carrying
+	// the request's identifier, as Rust does.
+	Noise bool
+	// RejectByClose: on a bad password accept the WebSocket and close it at
+	// once (what Rust does) instead of answering HTTP 401.
+	RejectByClose bool
+}
+
+// WebServer is a Rust-style WebRCON server for tests, at
+// ws://127.0.0.1:port/password.
+type WebServer struct {
+	opts WebOptions   // immutable after NewWeb
+	ln   net.Listener // immutable after NewWeb
+	srv  *http.Server // immutable after NewWeb
+	wg   sync.WaitGroup
+
+	stall     atomic.Bool
+	accepted  atomic.Int64
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	conns    map[*websocket.Conn]struct{} // guarded by mu
+	requests []WebRequest                 // guarded by mu
+	closed   bool                         // guarded by mu
+}
+
+// NewWeb starts a WebServer on 127.0.0.1:0; tb's cleanup closes it.
+func NewWeb(tb testing.TB, opts WebOptions) *WebServer {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("rcontest: listen: %v", err)
+	}
+	s := &WebServer{opts: opts, ln: ln, conns: map[*websocket.Conn]struct{}{}}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Port is the TCP port the server listens on.
+func (s *WebServer) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// Addr is "127.0.0.1:port".
+func (s *WebServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port()) }
+
+// SetStall makes the server stop answering commands while on.
+func (s *WebServer) SetStall(on bool) { s.stall.Store(on) }
+
+// Accepted is the number of WebSocket connections accepted so far
+// (including ones closed for a bad password).
+func (s *WebServer) Accepted() int { return int(s.accepted.Load()) }
+
+// Requests returns the command frames received so far, in arrival order.
+func (s *WebServer) Requests() []WebRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]WebRequest(nil), s.requests...)
+}
+
+// Broadcast sends a log frame (identifier 0) to every connected client.
+func (s *WebServer) Broadcast(text string) {
+	for _, c := range s.snapshot() {
+		_ = writeFrame(c, WebFrame{Message: text, Identifier: 0, Type: "Generic"})
+	}
+}
+
+// DropConnections closes every client connection; the server keeps
+// listening.
+func (s *WebServer) DropConnections() {
+	for _, c := range s.snapshot() {
+		_ = c.CloseNow()
+	}
+}
+
+// Close stops the server and closes every connection. Idempotent.
+func (s *WebServer) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		_ = s.srv.Close()
+		s.DropConnections()
+		s.wg.Wait()
+	})
+}
+
+func (s *WebServer) snapshot() []*websocket.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*websocket.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	ok := strings.TrimPrefix(r.URL.Path, "/") == s.opts.Password
+	if !ok && !s.opts.RejectByClose {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	s.accepted.Add(1)
+	if !ok {
+		_ = c.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	c.SetReadLimit(1 << 20)
+	if !s.track(c) {
+		_ = c.CloseNow()
+		return
+	}
+	defer s.untrack(c)
+	s.readLoop(c)
+}
+
+func (s *WebServer) track(c *websocket.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *WebServer) untrack(c *websocket.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	_ = c.CloseNow()
+	s.wg.Done()
+}
+
+func (s *WebServer) readLoop(c *websocket.Conn) {
+	var handlers sync.WaitGroup
+	defer handlers.Wait()
+	for {
+		_, data, err := c.Read(context.Background())
+		if err != nil {
+			return
+		}
+		var req WebRequest
+		if json.Unmarshal(data, &req) != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		if s.stall.Load() {
+			continue
+		}
+		handlers.Add(1)
+		go func() {
+			defer handlers.Done()
+			s.answer(c, req)
+		}()
+	}
+}
+
+func (s *WebServer) answer(c *websocket.Conn, req WebRequest) {
+	if s.opts.Noise {
+		noise := []WebFrame{
+			{Message: `{"Channel":0,"Message":"hello","Username":"player"}`, Identifier: -1, Type: "Chat"},
+			{Message: "Saving 1234 entities", Identifier: 0, Type: "Generic"},
+			{Message: "[rcon] 127.0.0.1:50000: " + req.Message, Identifier: req.Identifier, Type: "Generic"},
+		}
+		for _, f := range noise {
+			if writeFrame(c, f) != nil {
+				return
+			}
+		}
+	}
+	out := ""
+	if s.opts.Handler != nil {
+		out = s.opts.Handler(req.Message)
+	}
+	_ = writeFrame(c, WebFrame{Message: out, Identifier: req.Identifier, Type: "Generic"})
+}
+
+func writeFrame(c *websocket.Conn, f WebFrame) error {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, b)
+}

@@ -1,0 +1,335 @@
+package rcon
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"sync"
+	"time"
+)
+
+// Why not plain gorcon (github.com/gorcon/rcon): its Conn.Execute reads
+// exactly one packet, so a reply split over several packets comes back
+// truncated and the rest poisons the next command; it uses request id 0 for
+// everything, so a late packet cannot be told from the current reply; and
+// its reader allocates whatever size the server declares. We keep its
+// packet encoder and constants and write the rest: unique increasing ids,
+// the empty-probe reassembly, a quiet-period end for servers that ignore the
+// probe, a 1 MiB cap, connection reuse and redial.
+
+// sourceClient keeps one authenticated Source RCON connection and runs
+// commands on it one at a time.
+type sourceClient struct {
+	addr     string        // immutable after New
+	password string        // immutable after New
+	quiet    time.Duration // immutable after New
+	log      *slog.Logger  // immutable after New
+
+	// sem is held (a token in the channel) by the one Exec using conn and
+	// nextID; waiting on it honours the caller's context.
+	sem    chan struct{}
+	lastID int32 // guarded by sem
+
+	mu     sync.Mutex
+	conn   *sourceConn // guarded by mu; used only by the sem holder
+	closed bool        // guarded by mu
+}
+
+func newSourceClient(addr string, cfg Config) *sourceClient {
+	return &sourceClient{
+		addr:     addr,
+		password: cfg.Password,
+		quiet:    cfg.QuietPeriod,
+		log:      cfg.Logger,
+		sem:      make(chan struct{}, 1),
+	}
+}
+
+// nextIDLocked returns a fresh positive request id (ids increase and wrap
+// at MaxInt32 back to 1; -1 is the server's "auth failed").
+func (c *sourceClient) nextIDLocked() int32 {
+	if c.lastID == math.MaxInt32 {
+		c.lastID = 0
+	}
+	c.lastID++
+	return c.lastID
+}
+
+func (c *sourceClient) exec(ctx context.Context, command string) (string, error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return "", classify("wait for rcon connection", ctx.Err(), ctx)
+	}
+	defer func() { <-c.sem }()
+
+	for attempt := 0; ; attempt++ {
+		conn, reused, err := c.connLocked(ctx)
+		if err != nil {
+			return "", err
+		}
+		if reused && !conn.usable() {
+			c.log.Debug("pooled rcon connection was closed by the server; redialling")
+			c.dropLocked(conn)
+			continue
+		}
+		res, err := conn.exec(ctx, command, c.nextIDLocked(), c.nextIDLocked(), c.quiet)
+		if err == nil && res.reusable {
+			return res.out, nil
+		}
+		c.dropLocked(conn)
+		if c.isClosed() {
+			return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+		}
+		if err == nil {
+			c.log.Warn("rcon reply ended by the deadline without the probe echo; reconnecting next time", "bytes", len(res.out))
+			return res.out, nil
+		}
+		// Resend once only what the server cannot have run: nothing was
+		// written, or (where usable cannot peek) nothing came back on a
+		// pooled connection.
+		unseen := !res.sent || (!canPeek && !res.received)
+		if reused && unseen && attempt == 0 && errors.Is(err, ErrDisconnected) && ctx.Err() == nil {
+			c.log.Debug("pooled rcon connection was dead; redialling")
+			continue
+		}
+		return "", err
+	}
+}
+
+// connLocked returns the pooled connection, dialling and authenticating a
+// new one when there is none. Called with sem held.
+func (c *sourceClient) connLocked(ctx context.Context) (conn *sourceConn, reused bool, err error) {
+	c.mu.Lock()
+	conn, closed := c.conn, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
+	}
+	if conn != nil {
+		return conn, true, nil
+	}
+	conn, err = dialSource(ctx, c.addr, c.password, c.nextIDLocked())
+	if err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.close()
+		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
+	}
+	c.conn = conn
+	c.log.Debug("rcon connected")
+	return conn, false, nil
+}
+
+// dropLocked closes conn and forgets it. Called with sem held.
+func (c *sourceClient) dropLocked(conn *sourceConn) {
+	c.mu.Lock()
+	if c.conn == conn {
+		c.conn = nil
+	}
+	c.mu.Unlock()
+	conn.close()
+}
+
+func (c *sourceClient) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func (c *sourceClient) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.conn != nil {
+		c.conn.close()
+		c.conn = nil
+	}
+	return nil
+}
+
+// sourceConn is one authenticated connection. Not safe for concurrent use
+// (the sourceClient's sem serialises it), except close.
+type sourceConn struct {
+	nc   net.Conn
+	pr   *packetReader
+	wbuf bytes.Buffer
+	// mirrors: the server has echoed a probe on this connection, so replies
+	// are ended by the echo alone, never by the quiet period.
+	mirrors bool
+}
+
+func dialSource(ctx context.Context, addr, password string, authID int32) (*sourceConn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, classify("rcon dial", err, ctx)
+	}
+	conn := &sourceConn{nc: nc, pr: newPacketReader(bufio.NewReaderSize(nc, 16<<10), maxPacketBody)}
+	if err := conn.auth(ctx, password, authID); err != nil {
+		conn.close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (s *sourceConn) close() { _ = s.nc.Close() }
+
+// guard applies ctx's deadline to the connection and cuts blocked I/O short
+// when ctx is cancelled. The returned func undoes the cancel hook.
+func (s *sourceConn) guard(ctx context.Context) (deadline time.Time, stop func() bool) {
+	deadline, _ = ctx.Deadline() // Client.Exec always sets one
+	_ = s.nc.SetDeadline(deadline)
+	return deadline, context.AfterFunc(ctx, func() { _ = s.nc.SetDeadline(time.Unix(1, 0)) })
+}
+
+// auth authenticates. Servers answer with an optional empty
+// RESPONSE_VALUE, then AUTH_RESPONSE whose id is -1 on a bad password; some
+// servers instead just close the connection on a bad password.
+func (s *sourceConn) auth(ctx context.Context, password string, id int32) error {
+	_, stop := s.guard(ctx)
+	defer stop()
+	s.wbuf.Reset()
+	appendPacket(&s.wbuf, typeAuth, id, password)
+	if _, err := s.nc.Write(s.wbuf.Bytes()); err != nil {
+		return classify("rcon auth", err, ctx)
+	}
+	for range 4 { // the pre-auth empty RESPONSE_VALUE, tolerated a few times
+		p, err := s.pr.next()
+		switch {
+		case err != nil && ctx.Err() == nil && (err == io.EOF || isConnLost(err)):
+			return fmt.Errorf("rcon auth: %w: server closed the connection", ErrAuth)
+		case err != nil:
+			return classify("rcon auth", err, ctx)
+		case p.typ == typeResponseValue:
+			continue
+		case p.typ != typeAuthResponse:
+			return fmt.Errorf("rcon auth: %w: unexpected packet type %d", ErrProtocol, p.typ)
+		case p.id == -1:
+			return fmt.Errorf("rcon auth: %w: password rejected", ErrAuth)
+		default:
+			// Success. The id should mirror ours, but some servers (and
+			// gorcon's test server) always answer 0: any id but -1 is
+			// accepted on a fresh connection.
+			return nil
+		}
+	}
+	return fmt.Errorf("rcon auth: %w: no auth response", ErrProtocol)
+}
+
+// maxStale bounds how many leftover packets usable drains.
+const maxStale = 64
+
+// usable drains packets left over from earlier commands (the trailer after
+// a probe echo, the tail of a reply the quiet period ended) and reports
+// whether the connection is still open, so that a connection the server
+// closed while idle is redialled before the command is sent, never after.
+func (s *sourceConn) usable() bool {
+	for range maxStale {
+		st := peekConn(s.nc)
+		if s.pr.br.Buffered() == 0 && st != peekData {
+			return st == peekOpen
+		}
+		_ = s.nc.SetReadDeadline(time.Now().Add(DefaultQuietPeriod))
+		if _, err := s.pr.next(); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// errQuiet ends a reply by the quiet period.
+var errQuiet = errors.New("quiet period elapsed")
+
+// execResult is what one command on one connection came to.
+type execResult struct {
+	out      string
+	sent     bool // some of the command was written
+	received bool // some packet of the reply (or the probe echo) arrived
+	reusable bool // the connection is in a known state for the next command
+}
+
+// exec sends command with id, then an empty RESPONSE_VALUE probe with
+// probeID, and gathers the RESPONSE_VALUE packets carrying id. A server
+// answers requests in order, so when it mirrors the probe every packet of
+// the reply has come before the echo (Valve servers then send one more
+// packet, body 00 01 00 00, with the probe's id: it is not awaited but
+// skipped, like any packet whose id is not the current one). A server that
+// has never mirrored a probe on this connection gets the quiet period: once
+// data has arrived, silence that long ends the reply. When the wait ends by
+// the deadline after data has arrived, the data is returned rather than
+// thrown away, and the connection is dropped.
+func (s *sourceConn) exec(ctx context.Context, command string, id, probeID int32, quiet time.Duration) (execResult, error) {
+	deadline, stop := s.guard(ctx)
+	defer stop()
+	s.wbuf.Reset()
+	appendPacket(&s.wbuf, typeExecCommand, id, command)
+	appendPacket(&s.wbuf, typeResponseValue, probeID, "")
+	if n, err := s.nc.Write(s.wbuf.Bytes()); err != nil {
+		return execResult{sent: n > 0}, classify("rcon send", err, ctx)
+	}
+	var reply []byte
+	got := false
+	for {
+		p, err := s.readNext(ctx, deadline, got && !s.mirrors, quiet)
+		switch {
+		case errors.Is(err, errQuiet):
+			return execResult{out: string(reply), sent: true, received: true, reusable: true}, nil
+		case err != nil && got && isTimeout(err) && !errors.Is(ctx.Err(), context.Canceled):
+			return execResult{out: string(reply), sent: true, received: true}, nil
+		case err != nil:
+			return execResult{sent: true, received: got}, classify("rcon read reply", err, ctx)
+		case p.id == probeID:
+			s.mirrors = true
+			return execResult{out: string(reply), sent: true, received: true, reusable: true}, nil
+		case p.id == id && p.typ == typeResponseValue:
+			if len(reply)+len(p.body) > MaxResponseBytes {
+				return execResult{sent: true, received: true}, fmt.Errorf("rcon read reply: %w: over %d bytes", ErrTooLarge, MaxResponseBytes)
+			}
+			if reply == nil {
+				reply = make([]byte, 0, max(len(p.body), 512))
+			}
+			reply = append(reply, p.body...)
+			got = true
+		}
+	}
+}
+
+// readNext reads the next packet. In quiet mode it first waits at most the
+// quiet period (never past deadline) for the packet's first byte, and
+// returns errQuiet if none comes; once a packet has started, the rest of it
+// gets until deadline.
+func (s *sourceConn) readNext(ctx context.Context, deadline time.Time, quietMode bool, quiet time.Duration) (packet, error) {
+	if quietMode && s.pr.br.Buffered() == 0 {
+		_ = s.nc.SetReadDeadline(minTime(time.Now().Add(quiet), deadline))
+		_, err := s.pr.br.Peek(1)
+		_ = s.nc.SetReadDeadline(deadline)
+		if ctx.Err() != nil {
+			// The cancel hook may have run before the line above undid it.
+			_ = s.nc.SetReadDeadline(time.Unix(1, 0))
+		}
+		switch {
+		case err != nil && isTimeout(err) && !errors.Is(ctx.Err(), context.Canceled):
+			return packet{}, errQuiet
+		case err != nil:
+			return packet{}, err
+		}
+	}
+	return s.pr.next()
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.IsZero() || a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,313 @@
+package rcon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+)
+
+// WebRCON (Rust): one WebSocket to ws://127.0.0.1:port/password; a request
+// is {"Identifier","Message","Name"}; the server answers with frames
+// {"Message","Identifier","Type","Stacktrace"}, the reply carrying the
+// request's identifier, and broadcasts chat and log lines with identifier 0
+// or -1 on the same socket.
+
+const (
+	// firstIdentifier: ours are above it, clear of the small numbers other
+	// tools and the server's broadcasts (0, -1) use.
+	firstIdentifier = 1000
+	// maxFrameBytes bounds one WebSocket message: a 1 MiB reply plus JSON
+	// escaping headroom. A bigger frame ends the connection (ErrTooLarge for
+	// everything in flight on it).
+	maxFrameBytes = 2*MaxResponseBytes + 64<<10
+	// echoPrefix marks the server's log echo of a command it received; it
+	// can carry our identifier but is never the reply.
+	echoPrefix  = "[rcon] "
+	webrconName = "WebRcon"
+)
+
+// webRequest is a command frame.
+type webRequest struct {
+	Identifier int32  `json:"Identifier"`
+	Message    string `json:"Message"`
+	Name       string `json:"Name"`
+}
+
+// webFrame is a frame from the server.
+type webFrame struct {
+	Message    string `json:"Message"`
+	Identifier int64  `json:"Identifier"`
+	Type       string `json:"Type"`
+	Stacktrace string `json:"Stacktrace"`
+}
+
+// decodeFrame parses one server frame.
+func decodeFrame(data []byte) (webFrame, error) {
+	var f webFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		return webFrame{}, fmt.Errorf("%w: undecodable webrcon frame: %v", ErrProtocol, err)
+	}
+	return f, nil
+}
+
+// isReplyTo reports whether f can be the reply to a request with identifier
+// id: it carries id and is not the server's "[rcon] " echo of the command.
+func (f webFrame) isReplyTo(id int32) bool {
+	return f.Identifier == int64(id) && !strings.HasPrefix(f.Message, echoPrefix)
+}
+
+// webClient keeps one WebRCON connection with a reader goroutine that hands
+// replies to waiting Execs by identifier; commands run concurrently.
+type webClient struct {
+	url   string       // immutable after New; holds the password: never shown
+	log   *slog.Logger // immutable after New
+	bcast *broadcaster // immutable after New; nil when there is no callback
+	ids   atomic.Uint32
+
+	// dialSem is held while dialling so that concurrent Execs share one
+	// dial; waiting on it honours the caller's context.
+	dialSem chan struct{}
+
+	mu     sync.Mutex
+	conn   *webConn // guarded by mu
+	closed bool     // guarded by mu
+}
+
+func newWebClient(addr string, cfg Config) *webClient {
+	c := &webClient{
+		url:     "ws://" + addr + "/" + url.PathEscape(cfg.Password),
+		log:     cfg.Logger,
+		dialSem: make(chan struct{}, 1),
+	}
+	if cfg.OnBroadcast != nil {
+		c.bcast = newBroadcaster(cfg.OnBroadcast, cfg.Logger)
+	}
+	return c
+}
+
+// nextID returns a fresh identifier above firstIdentifier; unique across
+// goroutines, wrapping (after ~2 billion commands) back above 1000.
+func (c *webClient) nextID() int32 {
+	n := c.ids.Add(1)
+	return int32(firstIdentifier + n%uint32(math.MaxInt32-firstIdentifier))
+}
+
+func (c *webClient) exec(ctx context.Context, command string) (string, error) {
+	for attempt := 0; ; attempt++ {
+		conn, reused, err := c.getConn(ctx)
+		if err != nil {
+			return "", err
+		}
+		out, sent, err := conn.roundTrip(ctx, c.nextID(), command)
+		if err == nil {
+			return out, nil
+		}
+		if c.isClosed() {
+			return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+		}
+		// Resend once only what the server cannot have seen.
+		if reused && !sent && attempt == 0 && errors.Is(err, ErrDisconnected) && ctx.Err() == nil {
+			c.log.Debug("pooled webrcon connection was dead; redialling")
+			c.forget(conn)
+			continue
+		}
+		return "", err
+	}
+}
+
+// getConn returns the live connection or dials one.
+func (c *webClient) getConn(ctx context.Context) (conn *webConn, reused bool, err error) {
+	if conn, err := c.live(); conn != nil || err != nil {
+		return conn, true, err
+	}
+	select {
+	case c.dialSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, classify("wait for webrcon connection", ctx.Err(), ctx)
+	}
+	defer func() { <-c.dialSem }()
+	if conn, err := c.live(); conn != nil || err != nil { // dialled while we waited
+		return conn, true, err
+	}
+	conn, err = c.dial(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.shut()
+		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
+	}
+	c.conn = conn
+	return conn, false, nil
+}
+
+// live returns the current connection if it is still open: its reader
+// runs and the server has not closed the socket (which the reader may not
+// have noticed yet).
+func (c *webClient) live() (*webConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("rcon exec: %w", ErrClosed)
+	}
+	if c.conn == nil {
+		return nil, nil
+	}
+	if !c.conn.isDone() && peekConn(c.conn.nc) != peekClosed {
+		return c.conn, nil
+	}
+	c.log.Debug("pooled webrcon connection was closed by the server; redialling")
+	c.conn.shut()
+	c.conn = nil
+	return nil, nil
+}
+
+func (c *webClient) forget(conn *webConn) {
+	c.mu.Lock()
+	if c.conn == conn {
+		c.conn = nil
+	}
+	c.mu.Unlock()
+	conn.shut()
+}
+
+func (c *webClient) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// dial opens the WebSocket. coder/websocket's errors quote the URL, which
+// holds the password: every error text is built from the sentinel and a
+// scrubbed message, never the original error.
+func (c *webClient) dial(ctx context.Context) (*webConn, error) {
+	var nc net.Conn // the TCP connection under the WebSocket, for peekConn
+	hc := &http.Client{Transport: &http.Transport{
+		Proxy: nil, // 127.0.0.1: never through a proxy
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			nc = conn
+			return conn, err
+		},
+		DisableKeepAlives: true,
+	}}
+	ws, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: hc})
+	if err != nil {
+		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d", ErrAuth, resp.StatusCode)
+		}
+		if resp != nil {
+			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d, not a WebSocket upgrade", ErrProtocol, resp.StatusCode)
+		}
+		return nil, c.scrub(classify("webrcon dial", err, ctx))
+	}
+	ws.SetReadLimit(maxFrameBytes)
+	conn := newWebConn(ws, nc, c.bcast, c.log)
+	go conn.readLoop()
+	c.log.Debug("webrcon connected")
+	return conn, nil
+}
+
+// scrub removes the URL's password from err's text.
+func (c *webClient) scrub(err error) error {
+	u, perr := url.Parse(c.url)
+	if perr != nil {
+		return err
+	}
+	pw := strings.TrimPrefix(u.Path, "/")
+	return newRedactor(pw).Error(err)
+}
+
+func (c *webClient) close() error {
+	c.mu.Lock()
+	c.closed = true
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	if conn != nil {
+		conn.shut()
+		<-conn.done
+	}
+	if c.bcast != nil {
+		c.bcast.stop()
+	}
+	return nil
+}
+
+// broadcaster hands non-reply frames to the OnBroadcast callback from one
+// goroutine. Drop policy: when maxQueued frames or maxQueuedBytes are
+// waiting, new frames are dropped and counted; the count is logged when
+// delivery catches up.
+type broadcaster struct {
+	fn      func(string) // immutable
+	log     *slog.Logger // immutable
+	ch      chan string
+	quit    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	bytes   atomic.Int64 // bytes waiting in ch
+	dropped atomic.Int64 // frames dropped since the last log line
+}
+
+const (
+	maxQueued      = 256
+	maxQueuedBytes = 4 << 20
+)
+
+func newBroadcaster(fn func(string), log *slog.Logger) *broadcaster {
+	b := &broadcaster{fn: fn, log: log, ch: make(chan string, maxQueued),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+func (b *broadcaster) send(text string) {
+	if b == nil {
+		return
+	}
+	if b.bytes.Add(int64(len(text))) > maxQueuedBytes {
+		b.bytes.Add(-int64(len(text)))
+		b.dropped.Add(1)
+		return
+	}
+	select {
+	case b.ch <- text:
+	default:
+		b.bytes.Add(-int64(len(text)))
+		b.dropped.Add(1)
+	}
+}
+
+func (b *broadcaster) run() {
+	defer close(b.done)
+	for {
+		select {
+		case <-b.quit:
+			return
+		case text := <-b.ch:
+			b.bytes.Add(-int64(len(text)))
+			b.fn(text)
+			if n := b.dropped.Swap(0); n > 0 {
+				b.log.Warn("webrcon broadcast frames dropped: consumer too slow", "dropped", n)
+			}
+		}
+	}
+}
+
+func (b *broadcaster) stop() {
+	b.once.Do(func() { close(b.quit) })
+	<-b.done
+}
