@@ -58,7 +58,7 @@ func pickMounts(parts []disk.PartitionStat) []mount {
 	var out []mount
 	byDevice := map[string]int{}
 	for _, p := range parts {
-		if p.Mountpoint == "" || skip(p) {
+		if p.Mountpoint == "" || skip(p) || !localDrive(p.Mountpoint) {
 			continue
 		}
 		dev := p.Device
