@@ -155,9 +155,6 @@ func (m *Manager) Handle(ctx context.Context, req wire.Request) (any, error) {
 	}
 	defer r.Close()
 	out, err := h(&call{m: m, ctx: ctx, r: r, req: req})
-	if err == nil {
-		err = ctx.Err()
-	}
 	if err != nil {
 		m.log.Debug("request failed", "func", req.Func, "err", err, "took", time.Since(start))
 		return nil, finalErr(req.Func, err)
