@@ -21,10 +21,27 @@ var (
 )
 
 // Build compiles the main package pkg (a path relative to the module root,
-// e.g. "./internal/fakegame") and returns the binary's path. Binaries are
-// cached for the life of the test process. Race-enabled test binaries build
-// race-enabled children.
+// e.g. "./agent/cmd/corrosion-agent") and returns the binary's path.
+// Binaries are cached for the life of the test process. Race-enabled test
+// binaries build race-enabled binaries of our own programs; stand-ins for
+// third parties' programs (the fake game) are always built plain, because
+// a race-enabled binary sleeps a second at exit. Run race-enabled binaries
+// with Env() to skip that sleep.
 func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	return build(t, pkg, raceEnabled && !plain[pkg])
+}
+
+// plain lists the stand-ins that are never race-built.
+var plain = map[string]bool{"./internal/fakegame": true, "./internal/natsidle": true}
+
+// Env is the environment for running a built binary: it turns off the race
+// detector's exit delay.
+func Env() []string {
+	return append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+}
+
+func build(t testing.TB, pkg string, race bool) string {
 	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
@@ -45,7 +62,7 @@ func Build(t testing.TB, pkg string) string {
 		out += ".exe"
 	}
 	args := []string{"build", "-o", out}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	args = append(args, pkg)

@@ -1,0 +1,219 @@
+// Package agent is the Corrosion host agent: it supervises the game-server
+// instances of one machine and speaks the Corrosion Wire Protocol v2 over
+// NATS (heartbeats, host and instance commands, state and console events,
+// RCON, the jailed file manager). agent/cmd/corrosion-agent is its main.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/agent/telemetry"
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/buildinfo"
+)
+
+// checkpointEvery is how often console offsets are saved for adoption.
+const checkpointEvery = 2 * time.Second
+
+// Agent is one corrosion-agent. Create it with New and call Run once.
+type Agent struct {
+	cfg       *config.Config       // immutable
+	log       *slog.Logger         // immutable
+	build     buildinfo.Info       // immutable
+	started   time.Time            // immutable
+	instances []*instance          // immutable, in config order
+	byID      map[string]*instance // immutable
+	collector *telemetry.Collector // immutable
+	prober    *telemetry.Prober    // immutable
+	pub       *publisher           // immutable
+	ncMu      sync.Mutex           // guards nc during Run's setup and teardown
+	nc        *nats.Conn           // guarded by ncMu
+	hbKick    chan struct{}        // asks the heartbeat loop to publish now
+}
+
+// instance is one configured instance with its parts.
+type instance struct {
+	cfg   *config.Instance      // immutable
+	sup   *supervise.Supervisor // immutable; nil when unmanaged
+	files *files.Manager        // immutable
+	rcon  *rconHandle           // immutable; nil without [instance.rcon]
+}
+
+// New builds the agent from a validated config. It creates the
+// supervisors but starts nothing.
+func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
+	a := &Agent{
+		cfg: cfg, log: logger.With("component", "agent"), build: buildinfo.Get(),
+		started: time.Now(), byID: map[string]*instance{},
+		collector: telemetry.NewCollector(logger),
+		prober:    telemetry.NewProber(cfg.Probes, 3*time.Second),
+		hbKick:    make(chan struct{}, 1),
+	}
+	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
+	for i := range cfg.Instances {
+		inst, err := a.newInstance(&cfg.Instances[i])
+		if err != nil {
+			return nil, err
+		}
+		a.instances = append(a.instances, inst)
+		a.byID[inst.cfg.ID] = inst
+	}
+	return a, nil
+}
+
+func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
+	inst := &instance{cfg: ic}
+	fm, err := files.New(ic.Root, ic.Files.Deny, files.Limits{}, a.log)
+	if err != nil {
+		return nil, fmt.Errorf("instance %s: files: %w", ic.ID, err)
+	}
+	inst.files = fm
+	if ic.RCON != nil {
+		inst.rcon = newRCONHandle(ic, a.pub, a.log)
+	}
+	if !ic.Managed() {
+		return inst, nil
+	}
+	ac := a.cfg.Agent
+	sup, err := supervise.New(supervise.Options{
+		Instance: ic,
+		Policy: supervise.Policy{Restart: ic.Restart, BackoffInitial: ac.BackoffInitial.Duration,
+			BackoffMax: ac.BackoffMax.Duration, HealthyAfter: ac.HealthyAfter.Duration,
+			CrashLoopCount: ac.CrashLoopCount, CrashLoopWindow: ac.CrashLoopWindow.Duration},
+		Console: supervise.ConsoleLimits{LineLimit: ac.ConsoleLineLimit, Window: ac.ConsoleWindow.Duration,
+			RingLines: ac.ConsoleRingLines},
+		Dir:    filepath.Join(ac.StateDir, "instances", ic.ID),
+		Sink:   a.pub,
+		Logger: a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	inst.sup = sup
+	if inst.rcon != nil {
+		inst.rcon.inject = func(lines []string) { sup.Inject(wire.StreamStdout, lines) }
+	}
+	return inst, nil
+}
+
+// Run connects to NATS, adopts or autostarts the instances, serves
+// commands and publishes heartbeats until ctx is cancelled. Then it
+// publishes going_offline, detaches from the game processes (they keep
+// running) and drains the connection.
+//
+// Teardown order: stop serving commands → going_offline (500 ms budget) →
+// close supervisors (save adoption state) → drain NATS.
+func (a *Agent) Run(ctx context.Context) error {
+	a.adoptAll()
+	nc, err := a.connect()
+	if err != nil {
+		return err
+	}
+	a.ncMu.Lock()
+	a.nc = nc
+	a.ncMu.Unlock()
+	a.pub.setConn(nc)
+	subs, err := a.subscribe(ctx, nc)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	go a.autostart(ctx)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a.heartbeatLoop(ctx) }()
+	go func() { defer wg.Done(); a.checkpointLoop(ctx) }()
+	<-ctx.Done()
+	wg.Wait()
+	for _, s := range subs {
+		_ = s.Unsubscribe()
+	}
+	a.goingOffline(nc)
+	for _, inst := range a.instances {
+		if inst.sup != nil {
+			inst.sup.Close()
+		}
+		if inst.rcon != nil {
+			inst.rcon.close()
+		}
+	}
+	if err := nc.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+		a.log.Warn("drain", "err", err)
+	}
+	return nil
+}
+
+// adoptAll re-adopts processes left by a previous agent.
+func (a *Agent) adoptAll() {
+	for _, inst := range a.instances {
+		if inst.sup == nil {
+			continue
+		}
+		res, err := inst.sup.Adopt()
+		if err != nil {
+			a.log.Warn("adopt", "instance", inst.cfg.ID, "err", err)
+			continue
+		}
+		if res == supervise.AdoptRunning {
+			a.log.Info("adopted running instance", "instance", inst.cfg.ID, "pid", inst.sup.Status().PID)
+		}
+	}
+}
+
+// autostart starts autostart instances in dependency order, skipping those
+// already running (adopted) and those an operator stopped.
+func (a *Agent) autostart(ctx context.Context) {
+	order, err := a.cfg.StartOrder()
+	if err != nil {
+		a.log.Error("autostart order", "err", err)
+		return
+	}
+	for _, ic := range order {
+		inst := a.byID[ic.ID]
+		if !ic.Autostart || inst.sup == nil || ctx.Err() != nil {
+			continue
+		}
+		st := inst.sup.Status()
+		if st.ManualStop || st.State != wire.StateStopped {
+			continue
+		}
+		if err := a.startWithDeps(ctx, inst, false); err != nil {
+			a.log.Warn("autostart", "instance", ic.ID, "err", err)
+		}
+	}
+}
+
+func (a *Agent) checkpointLoop(ctx context.Context) {
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, inst := range a.instances {
+				if inst.sup != nil {
+					inst.sup.Checkpoint()
+				}
+			}
+		}
+	}
+}
+
+// jitter returns d ± 20%.
+func jitter(d time.Duration) time.Duration {
+	f := 0.8 + 0.4*rand.Float64()
+	return time.Duration(float64(d) * f)
+}

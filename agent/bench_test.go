@@ -1,0 +1,240 @@
+//go:build unix
+
+package agent_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/shirou/gopsutil/v4/mem"
+
+	"github.com/corrosion/corrosion/agent"
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
+)
+
+// inProcessAgent runs an Agent in this process on h's config.
+func inProcessAgent(b *testing.B, h *harness) *agent.Agent {
+	b.Helper()
+	cfg, err := config.Load(h.cfgPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := agent.New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Run(ctx) }()
+	b.Cleanup(func() { cancel(); <-done })
+	poll.Until(b, 10*time.Second, func() error {
+		_, err := h.request(wire.HostCmdSubject(license), `{"func":"ping"}`)
+		return err
+	})
+	return a
+}
+
+// roundTrips measures b.N request-reply round trips and reports p50/p99.
+func roundTrips(b *testing.B, nc *nats.Conn, subject string, body []byte) {
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		m, err := nc.Request(subject, body, 5*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(t0))
+		if len(m.Data) == 0 {
+			b.Fatal("empty reply")
+		}
+	}
+	b.StopTimer()
+	reportPercentiles(b, samples)
+}
+
+func reportPercentiles(b *testing.B, samples []time.Duration) {
+	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	pct := func(p float64) float64 {
+		return float64(samples[int(p*float64(len(samples)-1))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(pct(0.50), "p50-us")
+	b.ReportMetric(pct(0.99), "p99-us")
+}
+
+// BenchmarkStatusRoundTrip: the status command through the agent vs. a raw
+// NATS request-reply echo on the same server.
+func BenchmarkStatusRoundTrip(b *testing.B) {
+	h := prepareHarness(b, 60, oneGame, "")
+	inProcessAgent(b, h)
+	echo := h.ns.Connect(b)
+	if _, err := echo.Subscribe("bench.echo", func(m *nats.Msg) { _ = m.Respond(m.Data) }); err != nil {
+		b.Fatal(err)
+	}
+	_ = echo.Flush()
+	status := []byte(`{"func":"status"}`)
+	b.Run("baseline", func(b *testing.B) { roundTrips(b, h.nc, "bench.echo", status) })
+	b.Run("corrosion", func(b *testing.B) { roundTrips(b, h.nc, wire.CmdSubject(license, "game1"), status) })
+}
+
+// tenGames is ten managed instances of the fake game, started at once.
+func tenGames() string {
+	var sb strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&sb, "[[instance]]\nid = \"game%d\"\ngame = \"generic\"\nroot = \"{{root}}\"\nexec = \"{{game}}\"\nautostart = true\n\n", i)
+	}
+	return sb.String()
+}
+
+// BenchmarkHeartbeatAssembly: assembling the heartbeat for ten running
+// instances vs. one bare gopsutil memory read.
+func BenchmarkHeartbeatAssembly(b *testing.B) {
+	h := prepareHarness(b, 3600, tenGames(), "")
+	a := inProcessAgent(b, h)
+	for i := range 10 {
+		h.waitState(fmt.Sprintf("game%d", i), "running")
+	}
+	ctx := context.Background()
+	b.Run("baseline", func(b *testing.B) {
+		for range b.N {
+			if _, err := mem.VirtualMemory(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if hb := a.Heartbeat(ctx); len(hb.Instances) != 10 {
+				b.Fatal("instances missing")
+			}
+		}
+	})
+}
+
+// BenchmarkIdleRSS: resident memory of the agent binary idling with ten
+// running instances, vs. a bare NATS client process (internal/natsidle).
+func BenchmarkIdleRSS(b *testing.B) {
+	h := prepareHarness(b, 60, tenGames(), "")
+	b.Run("baseline", func(b *testing.B) {
+		cmd := exec.Command(testbin.Build(b, "./internal/natsidle"), h.ns.URL())
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		b.ReportMetric(settledRSS(b, cmd.Process.Pid), "rss-MB")
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		h.startAgent()
+		for i := range 10 {
+			h.waitState(fmt.Sprintf("game%d", i), "running")
+		}
+		b.ReportMetric(settledRSS(b, h.agent.Process.Pid), "rss-MB")
+	})
+}
+
+// settledRSS waits for the process to idle, then reads its VmRSS in MB.
+func settledRSS(b *testing.B, pid int) float64 {
+	time.Sleep(3 * time.Second)
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
+	if m == nil {
+		b.Fatal("no VmRSS")
+	}
+	kb, _ := strconv.Atoi(string(m[1]))
+	return float64(kb) / 1024
+}
+
+const floodLines = 1_000_000
+
+var floodRE = regexp.MustCompile(`flood lines=(\d+) seconds=([0-9.]+)`)
+
+// BenchmarkConsoleThroughput: a child printing as fast as it can under the
+// agent (stdout to the agent's log file, lines to a NATS subscriber) vs.
+// the same child writing to /dev/null.
+func BenchmarkConsoleThroughput(b *testing.B) {
+	h := prepareHarness(b, 60, `
+[[instance]]
+id = "flood"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+args = ["-flood", "`+strconv.Itoa(floodLines)+`"]
+`, `console_line_limit = 100000000`)
+	b.Run("baseline", func(b *testing.B) {
+		out, err := exec.Command(h.game, "-flood", strconv.Itoa(floodLines), "-flood-devnull").CombinedOutput()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(childRate(b, string(out)), "child-lines/s")
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		var got atomic.Int64
+		var last atomic.Int64
+		report := make(chan string, 1)
+		sub, err := h.nc.Subscribe(wire.ConsoleSubject(license, "flood"), func(m *nats.Msg) {
+			var cm wire.ConsoleMessage
+			if json.Unmarshal(m.Data, &cm) != nil {
+				return
+			}
+			for _, l := range cm.Lines {
+				if l.Stream == wire.StreamStdout {
+					got.Add(1)
+				} else if floodRE.MatchString(l.Text) {
+					report <- l.Text
+				}
+			}
+			last.Store(time.Now().UnixNano())
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sub.Unsubscribe()
+		_ = sub.SetPendingLimits(-1, -1)
+		h.startAgent()
+		start := time.Now()
+		h.mustOK(h.cmd("flood", `{"func":"start"}`))
+		var rep string
+		select {
+		case rep = <-report:
+		case <-time.After(60 * time.Second):
+			b.Fatal("no flood report")
+		}
+		poll.True(b, 60*time.Second, "all lines delivered", func() bool { return got.Load() >= floodLines })
+		el := time.Duration(last.Load() - start.UnixNano())
+		b.ReportMetric(childRate(b, rep), "child-lines/s")
+		b.ReportMetric(float64(got.Load())/el.Seconds(), "delivered-lines/s")
+	})
+}
+
+func childRate(b *testing.B, out string) float64 {
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if m := floodRE.FindStringSubmatch(sc.Text()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			s, _ := strconv.ParseFloat(m[2], 64)
+			return float64(n) / s
+		}
+	}
+	b.Fatalf("no flood report in %q", out)
+	return 0
+}

@@ -1,0 +1,95 @@
+// Command corrosion-agent supervises the game servers of one host and
+// talks to the Corrosion backend over NATS.
+//
+//	corrosion-agent run --config FILE
+//	corrosion-agent validate --config FILE
+//	corrosion-agent version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/corrosion/corrosion/agent"
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/internal/buildinfo"
+)
+
+const usage = `usage:
+  corrosion-agent run --config FILE        supervise the instances and serve NATS
+  corrosion-agent validate --config FILE   check a config file and exit
+  corrosion-agent version                  print version, commit and build time
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "version", "--version", "-version", "-v":
+		fmt.Fprintf(stdout, "corrosion-agent %s\n", buildinfo.Get())
+		return 0
+	case "run", "validate":
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "corrosion-agent: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "/etc/corrosion/agent.toml", "config file (TOML)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	cfg, err := config.Load(*path)
+	if err != nil {
+		fmt.Fprintf(stderr, "corrosion-agent: invalid config %s:\n%v\n", *path, err)
+		return 1
+	}
+	if args[0] == "validate" {
+		fmt.Fprintf(stdout, "%s: ok (%d instances)\n", *path, len(cfg.Instances))
+		return 0
+	}
+	return serve(cfg, stderr)
+}
+
+func serve(cfg *config.Config, stderr io.Writer) int {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.Agent.LogLevel)}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a, err := agent.New(cfg, logger)
+	if err != nil {
+		logger.Error("start", "err", err)
+		return 1
+	}
+	logger.Info("corrosion-agent starting", "version", buildinfo.Get().String(),
+		"license", cfg.Agent.LicenseID, "instances", len(cfg.Instances))
+	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		logger.Error("run", "err", err)
+		return 1
+	}
+	logger.Info("corrosion-agent stopped; game processes keep running")
+	return 0
+}
+
+func logLevel(s string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}

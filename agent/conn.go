@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// goingOfflineBudget bounds the going_offline beacon at shutdown.
+const goingOfflineBudget = 500 * time.Millisecond
+
+// connect dials NATS. It returns at once even when no server is up: the
+// client keeps retrying forever with backoff while the agent goes on
+// supervising, and on every (re)connect the agent publishes a heartbeat
+// and each instance's state.
+func (a *Agent) connect() (*nats.Conn, error) {
+	host, _ := os.Hostname()
+	opts := []nats.Option{
+		nats.Name(fmt.Sprintf("corrosion-agent %s@%s", a.cfg.Agent.LicenseID, host)),
+		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true),
+		nats.ReconnectWait(time.Second),
+		nats.ReconnectJitter(500*time.Millisecond, time.Second),
+		nats.CustomReconnectDelay(reconnectDelay),
+		nats.ReconnectBufSize(16 << 20),
+		nats.PingInterval(20 * time.Second),
+		nats.ConnectHandler(func(*nats.Conn) { a.log.Info("nats connected"); a.onConnect() }),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			a.log.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
+			a.onConnect()
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { a.log.Warn("nats disconnected", "err", err) }),
+		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+			a.log.Warn("nats async error", "subject", subjectOf(s), "err", err)
+		}),
+	}
+	if a.cfg.Agent.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(a.cfg.Agent.NATSCreds))
+	}
+	nc, err := nats.Connect(strings.Join(a.cfg.NATSURLs(), ","), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("nats connect: %w", err)
+	}
+	return nc, nil
+}
+
+// reconnectDelay backs off from 1 s to 30 s (plus the client's jitter).
+func reconnectDelay(attempts int) time.Duration {
+	d := time.Second << min(attempts, 5)
+	return min(d, 30*time.Second)
+}
+
+func subjectOf(s *nats.Subscription) string {
+	if s == nil {
+		return ""
+	}
+	return s.Subject
+}
+
+// onConnect re-announces everything after a (re)connect.
+func (a *Agent) onConnect() {
+	select {
+	case a.hbKick <- struct{}{}:
+	default:
+	}
+	for _, inst := range a.instances {
+		if inst.sup != nil {
+			inst.sup.Announce()
+		}
+	}
+}
+
+// goingOffline publishes the going_offline beacon and waits up to the
+// budget for the server to have it.
+func (a *Agent) goingOffline(nc *nats.Conn) {
+	if err := nc.Publish(wire.GoingOfflineSubject(a.cfg.Agent.LicenseID), []byte("{}")); err != nil {
+		a.log.Warn("going_offline", "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), goingOfflineBudget)
+	defer cancel()
+	if err := nc.FlushWithContext(ctx); err != nil {
+		a.log.Warn("going_offline flush", "err", err)
+	}
+}
+
+// publisher publishes state and console events; it is the supervisors'
+// Sink. Publishing never blocks: while NATS is down the client buffers up
+// to its reconnect buffer, then drops (and we log once per burst).
+type publisher struct {
+	license string       // immutable
+	log     *slog.Logger // immutable
+
+	mu      sync.Mutex
+	nc      *nats.Conn // guarded by mu
+	dropped int        // guarded by mu; publish errors since the last log
+}
+
+func (p *publisher) setConn(nc *nats.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nc = nc
+}
+
+func (p *publisher) publish(subject string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		p.log.Error("encode event", "subject", subject, "err", err)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.nc == nil {
+		return // before the first connect: the state is re-announced on connect
+	}
+	if err := p.nc.Publish(subject, b); err != nil {
+		if p.dropped == 0 {
+			p.log.Warn("publish failed; dropping events until NATS is back", "subject", subject, "err", err)
+		}
+		p.dropped++
+		return
+	}
+	p.dropped = 0
+}
+
+// State implements supervise.Sink.
+func (p *publisher) State(id string, ev wire.StateEvent) {
+	p.publish(wire.StatusSubject(p.license, id), wire.StatusEvent{
+		Timestamp: time.Now().UTC(), InstanceID: id, Event: ev})
+}
+
+// Console implements supervise.Sink.
+func (p *publisher) Console(id string, lines []wire.ConsoleLine) {
+	p.publish(wire.ConsoleSubject(p.license, id), wire.ConsoleMessage{
+		Timestamp: time.Now().UTC(), InstanceID: id, Lines: lines})
+}

@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/telemetry"
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// heartbeatLoop publishes a heartbeat every heartbeat_seconds ±20%, and at
+// once when kicked (after a connect).
+func (a *Agent) heartbeatLoop(ctx context.Context) {
+	base := time.Duration(a.cfg.Agent.HeartbeatSeconds) * time.Second
+	go func() { _ = a.prober.Probe(ctx) }() // first probe result for the heartbeat
+	timer := time.NewTimer(jitter(base))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.hbKick:
+		case <-timer.C:
+			timer.Reset(jitter(base))
+		}
+		a.pub.publish(wire.HeartbeatSubject(a.cfg.Agent.LicenseID), a.Heartbeat(ctx))
+	}
+}
+
+// Heartbeat assembles the heartbeat payload (also the sysinfo reply).
+func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
+	hb := wire.Heartbeat{
+		Schema:    wire.Schema,
+		Timestamp: time.Now().UTC(),
+		Agent: wire.AgentInfo{
+			Version: a.build.Version, Commit: a.build.Commit, BuildTime: a.build.Date,
+			OS: runtime.GOOS, Arch: archName(), UptimeSeconds: int64(time.Since(a.started).Seconds()),
+		},
+		Host:      a.collector.Host(ctx),
+		Instances: make([]wire.InstanceReport, 0, len(a.instances)),
+		Probe:     a.prober.Last(),
+	}
+	for _, inst := range a.instances {
+		hb.Instances = append(hb.Instances, a.report(inst))
+	}
+	return hb
+}
+
+// report is one instance's heartbeat entry.
+func (a *Agent) report(inst *instance) wire.InstanceReport {
+	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label}
+	if inst.sup != nil {
+		st := inst.sup.Status()
+		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID
+	} else {
+		r.State = unmanagedState(inst.cfg.Root)
+	}
+	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.cfg.Root)
+	return r
+}
+
+func unmanagedState(root string) string {
+	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+		return wire.StateConfigured
+	}
+	return wire.StateMissingRoot
+}
+
+// archName reports the architecture as the seed does (x86_64, aarch64).
+func archName() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "386":
+		return "i686"
+	}
+	return runtime.GOARCH
+}

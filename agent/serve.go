@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// handler answers one func: a payload for wire.EncodeSuccess, or an error.
+type handler func(ctx context.Context, req wire.Request) (any, error)
+
+// funcTable maps func names to handlers; blocking funcs run on their own
+// goroutine so they never hold up the subscription.
+type funcTable struct {
+	funcs    map[string]handler
+	blocking func(req wire.Request) bool // may be nil
+}
+
+func (t funcTable) names() []string {
+	out := make([]string, 0, len(t.funcs))
+	for n := range t.funcs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// serve subscribes subject and dispatches requests to the table. Every
+// request gets a reply: malformed JSON, a missing func and an unknown func
+// are errors, never silence.
+func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t funcTable) (*nats.Subscription, error) {
+	names := t.names()
+	sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
+		req, err := wire.DecodeRequest(m.Data)
+		if err != nil {
+			respond(m, nil, err)
+			return
+		}
+		h, ok := t.funcs[req.Func]
+		if !ok {
+			respond(m, nil, wire.UnknownFunc(req.Func, names))
+			return
+		}
+		if t.blocking != nil && t.blocking(req) {
+			go func() { p, err := h(ctx, req); respond(m, p, err) }()
+			return
+		}
+		p, err := h(ctx, req)
+		respond(m, p, err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
+	}
+	sub.SetPendingLimits(4096, 64<<20)
+	return sub, nil
+}
+
+func respond(m *nats.Msg, payload any, err error) {
+	if m.Reply == "" {
+		return // a publish, not a request: nobody to answer
+	}
+	var body []byte
+	if err == nil {
+		body, err = wire.EncodeSuccess(payload)
+	}
+	if err != nil {
+		body = wire.EncodeError(toWire(err))
+	}
+	_ = m.Respond(body)
+}
+
+// toWire gives supervisor errors their stable wire codes.
+func toWire(err error) error {
+	var we *wire.Error
+	switch {
+	case errors.As(err, &we):
+		return err
+	case errors.Is(err, supervise.ErrBusy):
+		return &wire.Error{Code: wire.CodeBusy, Msg: err.Error()}
+	case errors.Is(err, supervise.ErrAlreadyRunning):
+		return &wire.Error{Code: wire.CodeAlreadyRunning, Msg: err.Error()}
+	case errors.Is(err, supervise.ErrNotRunning):
+		return &wire.Error{Code: wire.CodeNotRunning, Msg: err.Error()}
+	}
+	return err
+}
+
+// subscribe serves host.cmd and each instance's cmd and files.cmd.
+func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscription, error) {
+	lic := a.cfg.Agent.LicenseID
+	var subs []*nats.Subscription
+	add := func(subject string, t funcTable) error {
+		s, err := a.serve(ctx, nc, subject, t)
+		if err == nil {
+			subs = append(subs, s)
+		}
+		return err
+	}
+	if err := add(wire.HostCmdSubject(lic), a.hostFuncs()); err != nil {
+		return nil, err
+	}
+	for _, inst := range a.instances {
+		if err := add(wire.CmdSubject(lic, inst.cfg.ID), a.instanceFuncs(inst)); err != nil {
+			return nil, err
+		}
+		if err := add(wire.FilesCmdSubject(lic, inst.cfg.ID), filesFuncs(inst)); err != nil {
+			return nil, err
+		}
+	}
+	return subs, nil
+}
