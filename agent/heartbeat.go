@@ -14,7 +14,7 @@ import (
 // once when kicked (after a connect).
 func (a *Agent) heartbeatLoop(ctx context.Context) {
 	base := time.Duration(a.cfg.Agent.HeartbeatSeconds) * time.Second
-	go func() { _ = a.prober.Probe(ctx) }() // first probe result for the heartbeat
+	a.refreshProbe(ctx)
 	timer := time.NewTimer(jitter(base))
 	defer timer.Stop()
 	for {
@@ -26,7 +26,17 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 			timer.Reset(jitter(base))
 		}
 		a.pub.publish(wire.HeartbeatSubject(a.cfg.Agent.LicenseID), a.Heartbeat(ctx))
+		a.refreshProbe(ctx) // the next heartbeat carries a fresh probe
 	}
+}
+
+// refreshProbe probes the [[probe]] targets in the background; the result
+// is cached for the heartbeat. Without targets there is nothing to probe.
+func (a *Agent) refreshProbe(ctx context.Context) {
+	if len(a.cfg.Probes) == 0 {
+		return
+	}
+	go func() { _ = a.prober.Probe(ctx) }()
 }
 
 // Heartbeat assembles the heartbeat payload (also the sysinfo reply).

@@ -1,0 +1,122 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDecodeRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		wantFn  string
+		wantErr error
+	}{
+		{"ok", `{"func":"status"}`, "status", nil},
+		{"extra fields", `{"func":"rcon","command":"say hi"}`, "rcon", nil},
+		{"missing func", `{"command":"x"}`, "", ErrMissingFunc},
+		{"empty func", `{"func":""}`, "", ErrMissingFunc},
+		{"null func", `{"func":null}`, "", ErrMissingFunc},
+		{"number func", `{"func":1}`, "", ErrMalformed},
+		{"array", `["func"]`, "", ErrMalformed},
+		{"truncated", `{"func":"st`, "", ErrMalformed},
+		{"empty", ``, "", ErrMalformed},
+		{"null", `null`, "", ErrMissingFunc},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := DecodeRequest([]byte(tt.in))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if req.Func != tt.wantFn {
+				t.Fatalf("func = %q, want %q", req.Func, tt.wantFn)
+			}
+		})
+	}
+}
+
+func TestEncodeError_Codes(t *testing.T) {
+	tests := []struct {
+		err  error
+		code string
+	}{
+		{Errorf(CodeBusy, "busy"), CodeBusy},
+		{ErrMissingFunc, CodeMissingFunc},
+		{errors.Join(ErrMalformed), CodeMalformed},
+		{ErrBadArgs, CodeBadArgs},
+		{errors.New("boom"), CodeInternal},
+		{UnknownFunc("x", []string{"a", "b"}), CodeUnknownFunc},
+	}
+	for _, tt := range tests {
+		var rep ErrorReply
+		if err := json.Unmarshal(EncodeError(tt.err), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Status != StatusError || rep.Code != tt.code || rep.Message == "" {
+			t.Errorf("%v → %+v, want code %s", tt.err, rep, tt.code)
+		}
+	}
+}
+
+func TestEncodeSuccess(t *testing.T) {
+	b, err := EncodeSuccess(map[string]any{"output": "hi"})
+	if err != nil || string(b) != `{"status":"success","output":"hi"}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	if b, _ := EncodeSuccess(nil); string(b) != `{"status":"success"}` {
+		t.Fatalf("%s", b)
+	}
+	if b, _ := EncodeSuccess(struct{}{}); string(b) != `{"status":"success"}` {
+		t.Fatalf("%s", b)
+	}
+	if _, err := EncodeSuccess([]int{1}); err == nil {
+		t.Fatal("a non-object payload was accepted")
+	}
+}
+
+func TestIDs(t *testing.T) {
+	for id, ok := range map[string]bool{"world10": true, "a-b_c": true, "host": false, "Host": false, "": false,
+		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "a.b": false, "a*": false} {
+		if ValidInstanceID(id) != ok {
+			t.Errorf("ValidInstanceID(%q) != %v", id, ok)
+		}
+	}
+	for id, ok := range map[string]bool{"Demo-1_x": true, "a.b": false, "": false, "a b": false, "a>": false} {
+		if ValidLicenseID(id) != ok {
+			t.Errorf("ValidLicenseID(%q) != %v", id, ok)
+		}
+	}
+}
+
+// FuzzDecodeRequest: any input either decodes to a non-empty func whose
+// arguments decode again, or yields one of the documented errors; an error
+// reply is always valid JSON with a code. Never a panic.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"func":"status"}`, `{"func":"rcon","command":"x"}`, `{}`, `[]`, `{"func":1}`,
+		`{"func":"logs","lines":-1}`, "\x00", `{"func":"\u0000"}`, `{"func":"a","func":"b"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := DecodeRequest(data)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrMissingFunc) {
+				t.Fatalf("undocumented error %v", err)
+			}
+			var rep ErrorReply
+			if jerr := json.Unmarshal(EncodeError(err), &rep); jerr != nil || rep.Code == "" {
+				t.Fatalf("bad error reply for %q: %v", data, jerr)
+			}
+			return
+		}
+		if req.Func == "" {
+			t.Fatal("decoded an empty func")
+		}
+		var args struct {
+			Lines int `json:"lines"`
+		}
+		_ = req.Decode(&args) // may fail with ErrBadArgs, must not panic
+	})
+}
