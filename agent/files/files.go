@@ -156,8 +156,7 @@ func (m *Manager) Handle(ctx context.Context, req wire.Request) (any, error) {
 	defer r.Close()
 	out, err := h(&call{m: m, ctx: ctx, r: r, req: req})
 	if err != nil {
-		m.log.Debug("request failed", "func", req.Func, "err", err, "took", time.Since(start))
-		return nil, finalErr(req.Func, err)
+		return nil, finalErr(req.Func, err) // the caller replies and logs
 	}
 	m.log.Debug("request served", "func", req.Func, "took", time.Since(start))
 	return out, nil

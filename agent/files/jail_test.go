@@ -295,7 +295,7 @@ func TestRace_SymlinkSwap(t *testing.T) {
 		{"fm_archive", map[string]any{"paths": []string{"flip"}, "to": "flip/a.zip"}},
 		{"fm_search", map[string]any{"path": "flip", "query": "e"}},
 	}
-	for i := 0; i < 150; i++ {
+	for range 100 {
 		for _, op := range ops {
 			rep, werr := e.call(op.fn, op.args)
 			if werr == nil && rep["content"] == "SENTINEL" {
