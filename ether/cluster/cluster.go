@@ -124,7 +124,7 @@ type Member struct {
 	cfg      Config // immutable after New
 	subj     subjects
 	log      *slog.Logger
-	h        Handler
+	h        Handler // set by Start
 	nc       *nats.Conn
 	instance string // immutable; tells a restarted peer from the old one
 	started  time.Time
@@ -143,13 +143,13 @@ type Member struct {
 }
 
 // New connects to NATS (retrying in the background when no server is up
-// yet) and subscribes to the cluster's shared subjects.
-func New(cfg Config, h Handler, log *slog.Logger) (*Member, error) {
+// yet). Call Start next, then Run.
+func New(cfg Config, log *slog.Logger) (*Member, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	m := &Member{
-		cfg: cfg, subj: subjects{prefix: cfg.Name}, log: log, h: h,
+		cfg: cfg, subj: subjects{prefix: cfg.Name}, log: log,
 		instance: nats.NewInbox()[len(nats.InboxPrefix):], started: time.Now(),
 		in: make(chan *nats.Msg, 1<<16), subs: map[uint64]*nats.Subscription{},
 	}
@@ -165,11 +165,18 @@ func New(cfg Config, h Handler, log *slog.Logger) (*Member, error) {
 		return nil, fmt.Errorf("connect to nats %s: %w", strings.Join(cfg.URLs, ","), err)
 	}
 	m.nc = nc
-	if err := m.subscribeShared(); err != nil {
-		nc.Close()
-		return nil, err
-	}
 	return m, nil
+}
+
+// Start subscribes to the cluster's shared subjects, handing what arrives
+// to h. Call it once, before Run and before any Join.
+func (m *Member) Start(h Handler) error {
+	m.h = h
+	if err := m.subscribeShared(); err != nil {
+		m.nc.Close()
+		return err
+	}
+	return nil
 }
 
 func (m *Member) subscribeShared() error {

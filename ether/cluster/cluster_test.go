@@ -97,8 +97,11 @@ func fastConfig(url string, node uint8) Config {
 func start(t *testing.T, cfg Config) (*Member, *table, context.CancelFunc) {
 	t.Helper()
 	h := newTable()
-	m, err := New(cfg, h, testLogger(t).With("node", cfg.NodeID))
+	m, err := New(cfg, testLogger(t).With("node", cfg.NodeID))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(h); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

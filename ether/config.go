@@ -1,0 +1,234 @@
+package ether
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of one ether node. Every field has an
+// environment variable and a flag (flags win over the environment, which
+// wins over the defaults); the seed's RS_* variables keep their meaning,
+// with RS_CLUSTER_HOSTS naming NATS servers.
+type Config struct {
+	NodeID        uint8         // RS_NODE_ID, --node-id: the world's node id (default 10)
+	EtherPort     int           // RS_ETHER_PORT, --ether-port: world link port on 127.0.0.1 (default 5000 + node id)
+	DBHost        string        // RS_DB_HOST, --db-host (default localhost)
+	DBPort        int           // RS_DB_PORT, --db-port (default 5432)
+	DBName        string        // RS_DB_NAME, --db-name (default postgres)
+	DBUser        string        // RS_DB_USER, --db-user (default postgres)
+	DBPass        string        // RS_DB_PASS, --db-pass (default password)
+	ClusterHosts  []string      // RS_CLUSTER_HOSTS, --cluster-hosts: NATS URLs (default nats://127.0.0.1:4222)
+	ClusterName   string        // RS_CLUSTER_NAME, --cluster-name: subject prefix (default ether)
+	MetricsListen string        // RS_METRICS_LISTEN, --metrics-listen: /metrics and /health address (default off)
+	LeaseTTL      time.Duration // RS_LEASE_TTL, --lease-ttl: login lock lifetime (default 10s)
+	Heartbeat     time.Duration // RS_HEARTBEAT, --heartbeat: node heartbeat period (default 1s)
+	NodeTimeout   time.Duration // RS_NODE_TIMEOUT, --node-timeout: silent peer is down after (default 3s)
+	HealthEvery   time.Duration // RS_HEALTH_INTERVAL, --health-interval: health snapshot period (default 5s)
+	LinkGrace     time.Duration // RS_LINK_GRACE, --link-grace: sessions of a lost world wait this long for a resync (default 10s)
+	LogLevel      string        // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+}
+
+// ErrConfig: an invalid configuration; the message names the field.
+var ErrConfig = errors.New("invalid configuration")
+
+// DefaultConfig is the configuration with nothing set.
+func DefaultConfig() Config {
+	return Config{
+		NodeID: 10, DBHost: "localhost", DBPort: 5432, DBName: "postgres", DBUser: "postgres", DBPass: "password",
+		ClusterHosts: []string{"nats://127.0.0.1:4222"}, ClusterName: "ether",
+		LeaseTTL: 10 * time.Second, Heartbeat: time.Second, NodeTimeout: 3 * time.Second,
+		HealthEvery: 5 * time.Second, LinkGrace: 10 * time.Second, LogLevel: "info",
+	}
+}
+
+var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Validate names the first bad field. An EtherPort of 0 means the default
+// (5000 + node id); a cluster host without a scheme gets nats://.
+func (c *Config) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.NodeID == 0:
+		return bad("node id (RS_NODE_ID)", "must be 1-255")
+	case c.EtherPort < 0 || c.EtherPort > 65535:
+		return bad("ether port (RS_ETHER_PORT)", "%d is not a TCP port", c.EtherPort)
+	case c.DBHost == "":
+		return bad("database host (RS_DB_HOST)", "empty")
+	case c.DBPort <= 0 || c.DBPort > 65535:
+		return bad("database port (RS_DB_PORT)", "%d is not a TCP port", c.DBPort)
+	case c.DBName == "":
+		return bad("database name (RS_DB_NAME)", "empty")
+	case c.DBUser == "":
+		return bad("database user (RS_DB_USER)", "empty")
+	case len(c.ClusterHosts) == 0:
+		return bad("cluster hosts (RS_CLUSTER_HOSTS)", "no NATS URL")
+	case !clusterNameRE.MatchString(c.ClusterName):
+		return bad("cluster name (RS_CLUSTER_NAME)", "%q must be 1-64 of [A-Za-z0-9_-]", c.ClusterName)
+	case c.LeaseTTL <= 0 || c.Heartbeat <= 0 || c.HealthEvery <= 0 || c.LinkGrace <= 0:
+		return bad("durations", "lease ttl, heartbeat, health interval and link grace must be positive")
+	case c.NodeTimeout <= c.Heartbeat:
+		return bad("node timeout (RS_NODE_TIMEOUT)", "%v must exceed the heartbeat %v", c.NodeTimeout, c.Heartbeat)
+	}
+	for i, h := range c.ClusterHosts {
+		if !strings.Contains(h, "://") {
+			h = "nats://" + h // host:port, as nats.go also accepts
+			c.ClusterHosts[i] = h
+		}
+		if u, err := url.Parse(h); err != nil || u.Host == "" {
+			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", h)
+		}
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return bad("metrics listen (RS_METRICS_LISTEN)", "%q is not host:port", c.MetricsListen)
+		}
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return bad("log level (RS_LOG_LEVEL)", "%v", err)
+	}
+	return nil
+}
+
+// Port is the world link port: EtherPort, or 5000 + node id.
+func (c *Config) Port() int {
+	if c.EtherPort != 0 {
+		return c.EtherPort
+	}
+	return 5000 + int(c.NodeID)
+}
+
+// ListenAddr is where the world link listens: always loopback.
+func (c *Config) ListenAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Port())) }
+
+// DSN is the database URL built from the RS_DB_* fields.
+func (c *Config) DSN() string {
+	u := url.URL{
+		Scheme: "postgres",
+		User:   url.UserPassword(c.DBUser, c.DBPass),
+		Host:   net.JoinHostPort(c.DBHost, strconv.Itoa(c.DBPort)),
+		Path:   "/" + c.DBName,
+	}
+	return u.String()
+}
+
+// envVar binds one field to its variable and flag.
+type envVar struct {
+	env, flag, usage string
+	set              func(string) error
+	get              func() string
+}
+
+func (c *Config) vars() []envVar {
+	return []envVar{
+		{"RS_NODE_ID", "node-id", "world node id, 1-255", uintSetter(&c.NodeID), func() string { return strconv.Itoa(int(c.NodeID)) }},
+		{"RS_ETHER_PORT", "ether-port", "world link port on 127.0.0.1 (0: 5000 + node id)", intSetter(&c.EtherPort), func() string { return strconv.Itoa(c.EtherPort) }},
+		{"RS_DB_HOST", "db-host", "Postgres host", strSetter(&c.DBHost), func() string { return c.DBHost }},
+		{"RS_DB_PORT", "db-port", "Postgres port", intSetter(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
+		{"RS_DB_NAME", "db-name", "Postgres database", strSetter(&c.DBName), func() string { return c.DBName }},
+		{"RS_DB_USER", "db-user", "Postgres user", strSetter(&c.DBUser), func() string { return c.DBUser }},
+		{"RS_DB_PASS", "db-pass", "Postgres password", strSetter(&c.DBPass), func() string { return "***" }},
+		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", listSetter(&c.ClusterHosts), func() string { return strings.Join(c.ClusterHosts, ",") }},
+		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", strSetter(&c.ClusterName), func() string { return c.ClusterName }},
+		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", strSetter(&c.MetricsListen), func() string { return c.MetricsListen }},
+		{"RS_LEASE_TTL", "lease-ttl", "login lock lifetime", durSetter(&c.LeaseTTL), func() string { return c.LeaseTTL.String() }},
+		{"RS_HEARTBEAT", "heartbeat", "node heartbeat period", durSetter(&c.Heartbeat), func() string { return c.Heartbeat.String() }},
+		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", durSetter(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
+		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", durSetter(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
+		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", durSetter(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
+		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", strSetter(&c.LogLevel), func() string { return c.LogLevel }},
+	}
+}
+
+// LoadConfig builds the configuration from defaults, then the environment
+// (getenv), then args (flags after the subcommand). Help is flag.ErrHelp.
+func LoadConfig(args []string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	vars := c.vars()
+	for _, v := range vars {
+		if s := getenv(v.env); s != "" {
+			if err := v.set(s); err != nil {
+				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, v.env, s, err)
+			}
+		}
+	}
+	fs := NewFlagSet(&c, io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	}
+	return c, c.Validate()
+}
+
+// NewFlagSet declares c's flags (defaults: c's current values) on a new
+// set writing its usage to out.
+func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ether", flag.ContinueOnError)
+	fs.SetOutput(out)
+	for _, v := range c.vars() {
+		fs.Func(v.flag, fmt.Sprintf("%s [%s] (default %s)", v.usage, v.env, v.get()), v.set)
+	}
+	return fs
+}
+
+func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }
+
+func intSetter(p *int) func(string) error {
+	return func(s string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not a number")
+		}
+		*p = n
+		return nil
+	}
+}
+
+func uintSetter(p *uint8) func(string) error {
+	return func(s string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
+		if err != nil || n == 0 {
+			return errors.New("not a number 1-255")
+		}
+		*p = uint8(n)
+		return nil
+	}
+}
+
+func durSetter(p *time.Duration) func(string) error {
+	return func(s string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not a duration like 10s or 500ms")
+		}
+		*p = d
+		return nil
+	}
+}
+
+func listSetter(p *[]string) func(string) error {
+	return func(s string) error {
+		var out []string
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		*p = out
+		return nil
+	}
+}

@@ -1,0 +1,208 @@
+// Package link is the TCP link between an ether node and its world server:
+// a listener on 127.0.0.1 that serves one world connection at a time (a new
+// connection replaces the old one), reading frames with the proto codec and
+// writing the node's frames back.
+package link
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corrosion/corrosion/ether/proto"
+)
+
+// Handler receives what the world sends.
+type Handler interface {
+	// HandleFrame takes one decoded inbound frame, on the read goroutine.
+	// msg aliases the read buffer: it is valid only during the call.
+	HandleFrame(msg proto.Message)
+	// WorldUp and WorldDown report the link's state. A replaced connection
+	// reports WorldDown, then WorldUp for the new one.
+	WorldUp()
+	WorldDown()
+}
+
+// Config configures a Server.
+type Config struct {
+	Addr       string // listen address, e.g. 127.0.0.1:5010
+	MaxPending int    // outbound bytes buffered for a slow world; default 16 MiB (newest dropped beyond)
+}
+
+// Server is the world link. Teardown (Run's context ending): close the
+// listener and the connection, then wait for the read and write loops.
+type Server struct {
+	cfg Config // immutable after New
+	h   Handler
+	log *slog.Logger
+	ln  net.Listener
+
+	mu   sync.Mutex
+	conn *conn // guarded by mu; the current world connection, nil when none
+
+	framesIn, framesOut, dropped, malformed atomic.Uint64
+	wg                                      sync.WaitGroup
+}
+
+// New listens on cfg.Addr.
+func New(cfg Config, h Handler, log *slog.Logger) (*Server, error) {
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = 16 << 20
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for the world on %s: %w", cfg.Addr, err)
+	}
+	return &Server{cfg: cfg, h: h, log: log, ln: ln}, nil
+}
+
+// Close stops listening; for a Server whose Run was never called.
+func (s *Server) Close() error { return s.ln.Close() }
+
+// Addr is the address the link listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Run accepts world connections until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
+	defer stop()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			s.ln.Close()
+			s.closeCurrent()
+			s.wg.Wait()
+			return fmt.Errorf("accept world connection: %w", err)
+		}
+		s.attach(nc)
+	}
+	s.closeCurrent()
+	s.wg.Wait()
+	return nil
+}
+
+// attach makes nc the world connection, replacing (and closing) any
+// previous one: a world that reconnects must not be locked out by a
+// half-dead old socket.
+func (s *Server) attach(nc net.Conn) {
+	c := newConn(nc, s.cfg.MaxPending)
+	s.mu.Lock()
+	old := s.conn
+	s.conn = c
+	s.mu.Unlock()
+	if old != nil {
+		s.log.Warn("a new world connection replaces the current one", "old", old.nc.RemoteAddr(), "new", nc.RemoteAddr())
+		old.close()
+		s.h.WorldDown()
+	} else {
+		s.log.Info("world connected", "remote", nc.RemoteAddr())
+	}
+	s.h.WorldUp()
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); c.writeLoop(s) }()
+	go func() { defer s.wg.Done(); s.readLoop(c) }()
+}
+
+func (s *Server) closeCurrent() {
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+}
+
+// readLoop decodes frames until the connection ends. Bad frames (empty,
+// unknown opcode, wrong length) are logged and dropped; the connection
+// stays open.
+func (s *Server) readLoop(c *conn) {
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	buf := make([]byte, 0, 1024)
+	var dec proto.Decoder
+	var lastWarn time.Time
+	for {
+		payload, err := proto.ReadFrame(r, buf)
+		if err != nil {
+			s.detach(c, err)
+			return
+		}
+		buf = payload[:0]
+		s.framesIn.Add(1)
+		msg, err := dec.DecodeInbound(payload)
+		if err != nil {
+			s.malformed.Add(1)
+			if time.Since(lastWarn) > time.Second {
+				lastWarn = time.Now()
+				s.log.Warn("dropping a bad frame from the world", "len", len(payload), "err", err, "bad_total", s.malformed.Load())
+			}
+			continue
+		}
+		s.h.HandleFrame(msg)
+	}
+}
+
+// detach forgets c after its read side ended.
+func (s *Server) detach(c *conn, err error) {
+	s.mu.Lock()
+	current := s.conn == c
+	if current {
+		s.conn = nil
+	}
+	s.mu.Unlock()
+	c.close()
+	if !current {
+		return // replaced, or shutting down
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		s.log.Info("world disconnected", "remote", c.nc.RemoteAddr())
+	} else {
+		s.log.Warn("world connection lost", "remote", c.nc.RemoteAddr(), "err", err)
+	}
+	s.h.WorldDown()
+}
+
+// Send queues a frame for the world. It reports false when the frame was
+// dropped: no world is connected, or the world is not reading.
+func (s *Server) Send(m proto.Message) bool {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil || !c.enqueue(m) {
+		s.dropped.Add(1)
+		return false
+	}
+	s.framesOut.Add(1)
+	return true
+}
+
+// Up reports whether a world is connected.
+func (s *Server) Up() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil
+}
+
+// Stats are the link's totals.
+type Stats struct {
+	FramesIn, FramesOut, Dropped, Malformed uint64
+}
+
+// Stats returns the link's totals since New.
+func (s *Server) Stats() Stats {
+	return Stats{FramesIn: s.framesIn.Load(), FramesOut: s.framesOut.Load(), Dropped: s.dropped.Load(), Malformed: s.malformed.Load()}
+}

@@ -1,0 +1,185 @@
+// Package ether is the social sidecar of one game world: it serves the
+// world link (package link), keeps the sessions of the world's players
+// (package session), joins the other ether nodes over NATS (package
+// cluster) and persists to Postgres (package store). It must not import
+// panel or web.
+package ether
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/link"
+	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/ether/session"
+	"github.com/corrosion/corrosion/ether/store"
+)
+
+// Node is one running ether sidecar.
+type Node struct {
+	cfg     Config // immutable after New
+	log     *slog.Logger
+	started time.Time
+
+	store    *store.Store
+	member   *cluster.Member
+	sessions *session.Manager
+	link     *link.Server
+	metrics  *http.Server // nil when --metrics-listen is empty
+	metricsL net.Listener
+
+	health  healthRates
+	crashed atomic.Bool // tests: Crash was called
+}
+
+// New checks the configuration and the database schema (refusing an
+// unmigrated database with a message naming `ether migrate`), listens for
+// the world and connects to NATS. Call Run next.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: log, started: time.Now()}
+	var err error
+	n.store, err = store.New(ctx, store.Config{DSN: cfg.DSN()}, log.With("component", "store"))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s on %s:%d: %w", cfg.DBName, cfg.DBHost, cfg.DBPort, err)
+	}
+	if err := n.build(); err != nil {
+		n.store.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *Node) build() error {
+	var err error
+	n.link, err = link.New(link.Config{Addr: n.cfg.ListenAddr()}, n, n.log.With("component", "link"))
+	if err != nil {
+		return err
+	}
+	n.member, err = cluster.New(cluster.Config{
+		URLs: n.cfg.ClusterHosts, Name: n.cfg.ClusterName, NodeID: n.cfg.NodeID,
+		LeaseTTL: n.cfg.LeaseTTL, Heartbeat: n.cfg.Heartbeat, NodeTimeout: n.cfg.NodeTimeout,
+	}, n.log.With("component", "cluster"))
+	if err != nil {
+		n.link.Close()
+		return err
+	}
+	n.sessions = session.New(session.Config{NodeID: n.cfg.NodeID, LinkGrace: n.cfg.LinkGrace, LeaseTTL: n.cfg.LeaseTTL},
+		n.link, n.store, n.member, n.log.With("component", "session"))
+	if err := n.member.Start(n.sessions); err != nil {
+		n.link.Close()
+		return err
+	}
+	if n.cfg.MetricsListen != "" {
+		if n.metricsL, err = net.Listen("tcp", n.cfg.MetricsListen); err != nil {
+			n.link.Close()
+			n.member.Close()
+			return fmt.Errorf("listen for metrics on %s: %w", n.cfg.MetricsListen, err)
+		}
+		n.metrics = &http.Server{Handler: n.httpHandler(), ReadHeaderTimeout: 5 * time.Second}
+	}
+	return nil
+}
+
+// WorldAddr is the address of the world link.
+func (n *Node) WorldAddr() net.Addr { return n.link.Addr() }
+
+// MetricsAddr is the address of /metrics, nil when off.
+func (n *Node) MetricsAddr() net.Addr {
+	if n.metricsL == nil {
+		return nil
+	}
+	return n.metricsL.Addr()
+}
+
+// Run serves until ctx ends. Teardown order: the world link (no more
+// frames), the metrics listener, the sessions (queued work finishes), the
+// cluster (goodbye to the peers, then drain), the database (queued writes
+// flushed within a few seconds), the pool.
+func (n *Node) Run(ctx context.Context) error {
+	storeStop := n.spawn(n.store.Run)
+	clusterStop := n.spawn(n.member.Run)
+	healthStop := n.spawn(n.healthLoop)
+	sessStop := n.spawn(n.sessions.Run)
+	recoverStop := n.spawn(n.watchRecovery)
+	linkErr := make(chan error, 1)
+	linkCtx, stopLink := context.WithCancel(context.Background())
+	go func() { linkErr <- n.link.Run(linkCtx) }()
+	if n.metrics != nil {
+		go func() { _ = n.metrics.Serve(n.metricsL) }()
+	}
+	n.log.Info("ether ready", "node", n.cfg.NodeID, "world_link", n.link.Addr().String(),
+		"cluster", n.cfg.ClusterName, "nats", strings.Join(n.cfg.ClusterHosts, ","), "metrics", n.cfg.MetricsListen)
+
+	var err error
+	select {
+	case <-ctx.Done():
+		stopLink()
+		err = <-linkErr
+	case err = <-linkErr:
+		stopLink()
+	}
+	if n.metrics != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = n.metrics.Shutdown(sctx)
+		cancel()
+	}
+	recoverStop()
+	sessStop()
+	healthStop()
+	clusterStop()
+	storeStop()
+	n.store.Close()
+	n.log.Info("ether stopped", "node", n.cfg.NodeID)
+	return err
+}
+
+// spawn runs fn on its own context and returns a function that cancels it
+// and waits for fn to return.
+func (n *Node) spawn(fn func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := fn(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			n.log.Error("component stopped", "err", err)
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+// watchRecovery reloads every session after a database outage.
+func (n *Node) watchRecovery(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-n.store.Recovered():
+			n.log.Info("database back: reloading and re-sending every session's lists", "sessions", n.sessions.Count())
+			n.sessions.Reload()
+		}
+	}
+}
+
+// HandleFrame, WorldUp and WorldDown make the Node the link's handler.
+func (n *Node) HandleFrame(m proto.Message) { n.sessions.Handle(m) }
+
+// WorldUp is called when a world connects.
+func (n *Node) WorldUp() {}
+
+// WorldDown is called when the world link is lost.
+func (n *Node) WorldDown() { n.sessions.WorldDown() }
+
+var _ link.Handler = (*Node)(nil)

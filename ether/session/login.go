@@ -1,0 +1,203 @@
+package session
+
+import (
+	"errors"
+	"time"
+
+	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/ether/store"
+)
+
+// login starts (or restarts) user's session: lists from the database, the
+// player subject joined, then the login lock released. mode, when given
+// (a resync), overrides the stored private mode. It sends nothing.
+func (m *Manager) login(user uint64, pid uint16, mode *uint8) *Session {
+	m.mu.Lock()
+	s := m.sessions[user]
+	if s == nil {
+		s = &Session{user: user}
+		m.sessions[user] = s
+	}
+	delete(m.leases, user)
+	m.mu.Unlock()
+
+	ctx, cancel := m.opCtx()
+	lists, err := m.store.Load(ctx, user)
+	cancel()
+	if err != nil {
+		m.log.Warn("session starts without its lists; they follow when the database is back", "user", user, "err", err)
+	}
+	s.mu.Lock()
+	s.pid = pid
+	s.orphaned = time.Time{}
+	if err == nil {
+		m.setListsLocked(s, lists)
+	}
+	if mode != nil && *mode <= 2 && *mode != s.mode {
+		s.mode = *mode
+		m.store.SetMode(user, *mode)
+	}
+	s.mu.Unlock()
+
+	if err := m.cluster.Join(user); err != nil {
+		m.log.Error("player not reachable from other nodes", "user", user, "err", err)
+	}
+	s.mu.Lock()
+	s.ready = true
+	s.mu.Unlock()
+	if m.cluster.Connected() {
+		ctx, cancel := m.opCtx()
+		if err := m.cluster.Release(ctx, user); err != nil {
+			m.log.Debug("login lock not released; it expires on its own", "user", user, "err", err)
+		}
+		cancel()
+	}
+	return s
+}
+
+// setListsLocked replaces s's lists with what the database holds, keeping
+// what the world was told about friends still listed. Call with s.mu held.
+func (m *Manager) setListsLocked(s *Session, l store.Lists) {
+	old := s.friends
+	s.friends = make([]friend, 0, len(l.Friends))
+	for _, id := range l.Friends {
+		f := friend{id: id}
+		for _, o := range old {
+			if o.id == id {
+				f = o
+				break
+			}
+		}
+		s.friends = append(s.friends, f)
+	}
+	s.ignores = l.Ignores
+	s.mode = l.Mode
+	s.loaded = true
+	m.mu.Lock()
+	for _, o := range old {
+		m.indexLocked(s.user, o.id, false)
+	}
+	for _, f := range s.friends {
+		m.indexLocked(s.user, f.id, true)
+	}
+	m.mu.Unlock()
+}
+
+// logout ends user's session and tells the players who list it.
+func (m *Manager) logout(user uint64) {
+	m.mu.Lock()
+	s := m.sessions[user]
+	delete(m.sessions, user)
+	m.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock() // lock order: a session's mu before the manager's
+	s.ready = false
+	m.mu.Lock()
+	for _, f := range s.friends {
+		m.indexLocked(user, f.id, false)
+	}
+	m.mu.Unlock()
+	s.mu.Unlock()
+
+	m.cluster.Leave(user)
+	m.announcePresence(cluster.Presence{User: user, Node: 0})
+}
+
+// resync recreates user's session after the world reconnected, with the
+// world's private mode, and re-sends its lists.
+func (m *Manager) resync(user uint64, pid uint16, mode uint8) {
+	m.login(user, pid, &mode)
+	m.requestLists(user)
+}
+
+// loginCheck answers whether user may log in: not while a session exists
+// anywhere in the cluster, and only with the cluster-wide login lock.
+func (m *Manager) loginCheck(user uint64) {
+	allowed := m.checkLogin(user)
+	if allowed {
+		m.stats.loginAllowed.Add(1)
+	} else {
+		m.stats.loginDenied.Add(1)
+	}
+	m.send(proto.LoginCheckResponse{User37: user, Allowed: allowed})
+}
+
+func (m *Manager) checkLogin(user uint64) bool {
+	if m.get(user) != nil {
+		return false
+	}
+	if !m.cluster.Connected() {
+		return m.localLease(user)
+	}
+	ctx, cancel := m.opCtx()
+	defer cancel()
+	if online, err := m.cluster.Online(ctx, user); err != nil || online {
+		if err != nil {
+			m.log.Warn("login check: cannot ask the cluster; denying", "user", user, "err", err)
+		}
+		return false
+	}
+	ok, err := m.cluster.Acquire(ctx, user)
+	if err != nil {
+		m.log.Warn("login check: cannot take the login lock; denying", "user", user, "err", err)
+		return false
+	}
+	if !ok {
+		return false
+	}
+	// A session may have started (and released its lock) between the
+	// first question and the lock: ask again now that we hold it.
+	if online, err := m.cluster.Online(ctx, user); err != nil || online {
+		_ = m.cluster.Release(ctx, user)
+		return false
+	}
+	return true
+}
+
+// localLease is the login lock while NATS is unreachable: node-local, like
+// the seed's :global inside a partition.
+func (m *Manager) localLease(user uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	if exp, ok := m.leases[user]; ok && now.Before(exp) {
+		return false
+	}
+	for u, exp := range m.leases {
+		if !now.Before(exp) {
+			delete(m.leases, u)
+		}
+	}
+	m.leases[user] = now.Add(m.cfg.LeaseTTL)
+	return true
+}
+
+// save stores a save blob and acknowledges it: success means it is in the
+// database; while the database is down the blob stays queued (and is what
+// a load returns) and the ack says false.
+func (m *Manager) save(user uint64, data []byte) {
+	m.store.Save(user, data, func(ok bool) {
+		m.send(proto.PlayerSaveAck{User37: user, Success: ok})
+	})
+}
+
+// loadSave answers a load with the stored blob (empty when none). On a
+// database error it sends nothing rather than an empty blob, which the
+// world would take for a new player.
+func (m *Manager) loadSave(user uint64) {
+	ctx, cancel := m.opCtx()
+	defer cancel()
+	data, err := m.store.LoadSave(ctx, user)
+	if err != nil {
+		lvl := "error"
+		if errors.Is(err, store.ErrUnavailable) {
+			lvl = "unavailable"
+		}
+		m.log.Error("player load not answered", "user", user, "cause", lvl, "err", err)
+		return
+	}
+	m.send(proto.PlayerLoadResponse{User37: user, SaveData: data})
+}
