@@ -103,6 +103,7 @@ type publisher struct {
 	mu      sync.Mutex
 	nc      *nats.Conn // guarded by mu
 	dropped int        // guarded by mu; publish errors since the last log
+	buf     []byte     // guarded by mu; console encoding buffer
 }
 
 func (p *publisher) setConn(nc *nats.Conn) {
@@ -119,6 +120,11 @@ func (p *publisher) publish(subject string, v any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.sendLocked(subject, b)
+}
+
+// sendLocked publishes b; NATS copies it, so b may be reused afterwards.
+func (p *publisher) sendLocked(subject string, b []byte) {
 	if p.nc == nil {
 		return // before the first connect: the state is re-announced on connect
 	}
@@ -138,8 +144,15 @@ func (p *publisher) State(id string, ev wire.StateEvent) {
 		Timestamp: time.Now().UTC(), InstanceID: id, Event: ev})
 }
 
-// Console implements supervise.Sink.
+// Console implements supervise.Sink. Console messages are the hot path:
+// they are encoded by hand into a reused buffer.
 func (p *publisher) Console(id string, lines []wire.ConsoleLine) {
-	p.publish(wire.ConsoleSubject(p.license, id), wire.ConsoleMessage{
-		Timestamp: time.Now().UTC(), InstanceID: id, Lines: lines})
+	m := wire.ConsoleMessage{Timestamp: time.Now().UTC(), InstanceID: id, Lines: lines}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = m.AppendJSON(p.buf[:0])
+	p.sendLocked(wire.ConsoleSubject(p.license, id), p.buf)
+	if cap(p.buf) > 1<<20 {
+		p.buf = nil // do not keep a burst's buffer forever
+	}
 }

@@ -25,15 +25,16 @@ const license = "test-lic"
 // harness runs the real corrosion-agent binary against an embedded NATS
 // server and watches everything it publishes, as the panel would.
 type harness struct {
-	t        testing.TB
-	ns       *natstest.Server
-	nc       *nats.Conn
-	bin      string
-	game     string // fake game binary
-	dir      string
-	cfgPath  string
-	agent    *exec.Cmd
-	agentOut *syncBuf
+	t          testing.TB
+	ns         *natstest.Server
+	nc         *nats.Conn
+	bin        string
+	game       string // fake game binary
+	dir        string
+	cfgPath    string
+	agent      *exec.Cmd
+	agentOut   *syncBuf
+	consoleSub *nats.Subscription
 
 	mu         sync.Mutex
 	status     map[string][]wire.StateEvent  // guarded by mu
@@ -96,10 +97,12 @@ port = %d
 }
 
 func (h *harness) watch() {
-	sub := func(subject string, fn func(m *nats.Msg)) {
-		if _, err := h.nc.Subscribe(subject, fn); err != nil {
+	sub := func(subject string, fn func(m *nats.Msg)) *nats.Subscription {
+		s, err := h.nc.Subscribe(subject, fn)
+		if err != nil {
 			h.t.Fatal(err)
 		}
+		return s
 	}
 	sub("corrosion."+license+".*.status", func(m *nats.Msg) {
 		var ev wire.StatusEvent
@@ -109,7 +112,7 @@ func (h *harness) watch() {
 			h.mu.Unlock()
 		}
 	})
-	sub("corrosion."+license+".*.console", func(m *nats.Msg) {
+	h.consoleSub = sub("corrosion."+license+".*.console", func(m *nats.Msg) {
 		var cm wire.ConsoleMessage
 		if json.Unmarshal(m.Data, &cm) == nil {
 			h.mu.Lock()

@@ -55,41 +55,45 @@ func newConsole(id string, sink Sink, lim ConsoleLimits) *console {
 	return &console{id: id, sink: sink, lim: lim.withDefaults()}
 }
 
-// deliver forwards lines of one stream, applying the throttle.
-func (c *console) deliver(stream string, lines []string, now time.Time) {
+// deliver forwards lines of one stream, applying the throttle. Lines the
+// throttle drops are never copied: dropping is cheap.
+func deliver[T ~string | ~[]byte](c *console, stream string, lines []T, now time.Time) {
 	if len(lines) == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n, notice := c.admitLocked(len(lines), now)
+	out := make([]wire.ConsoleLine, 0, n+1)
+	for _, l := range lines[:n] {
+		out = append(out, wire.ConsoleLine{Stream: stream, Text: string(l)})
+	}
+	if notice {
+		out = append(out, wire.ConsoleLine{Stream: wire.StreamAgent, Text: fmt.Sprintf(
+			"console output throttled: more than %d lines per %v; excess lines are dropped until the output calms down",
+			c.lim.LineLimit, c.lim.Window)})
+	}
+	c.publishLocked(out)
+}
+
+// admitLocked counts n new lines against the window and returns how many
+// may pass, and whether a throttling episode has just begun.
+func (c *console) admitLocked(n int, now time.Time) (admit int, notice bool) {
 	if now.Sub(c.windowStart) >= c.lim.Window {
 		if c.throttled && c.windowCount <= c.lim.LineLimit {
 			c.throttled = false // a calm window ends the episode
 		}
 		c.windowStart, c.windowCount = now, 0
 	}
-	room := c.lim.LineLimit - c.windowCount
-	c.windowCount += len(lines)
-	var notice []wire.ConsoleLine
-	if room < len(lines) {
-		if room < 0 {
-			room = 0
-		}
-		c.dropped += int64(len(lines) - room)
-		lines = lines[:room]
-		if !c.throttled {
-			c.throttled = true
-			notice = []wire.ConsoleLine{{Stream: wire.StreamAgent, Text: fmt.Sprintf(
-				"console output throttled: more than %d lines per %v; excess lines are dropped until the output calms down",
-				c.lim.LineLimit, c.lim.Window)}}
-		}
+	room := max(c.lim.LineLimit-c.windowCount, 0)
+	c.windowCount += n
+	if room >= n {
+		return n, false
 	}
-	out := make([]wire.ConsoleLine, 0, len(lines)+len(notice))
-	for _, l := range lines {
-		out = append(out, wire.ConsoleLine{Stream: stream, Text: l})
-	}
-	out = append(out, notice...)
-	c.publishLocked(out)
+	c.dropped += int64(n - room)
+	notice = !c.throttled
+	c.throttled = true
+	return room, notice
 }
 
 // notice forwards an agent line; notices are never throttled.
@@ -136,30 +140,29 @@ func (c *console) Dropped() int64 {
 	return c.dropped
 }
 
-// splitLines splits buf into complete lines, returning them and the
-// unterminated rest. A line longer than wire.MaxLineBytes is cut into
-// pieces of that size. Trailing \r is removed.
-func splitLines(buf []byte) (lines []string, rest []byte) {
+// splitLines appends to dst the complete lines of buf (views into buf,
+// trailing \r removed) and returns them with the unterminated rest. A line
+// longer than wire.MaxLineBytes is cut into pieces of that size.
+func splitLines(dst [][]byte, buf []byte) (lines [][]byte, rest []byte) {
 	for {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
 			break
 		}
-		lines = appendCapped(lines, buf[:i])
+		dst = appendCapped(dst, bytes.TrimSuffix(buf[:i], []byte{'\r'}))
 		buf = buf[i+1:]
 	}
 	for len(buf) > wire.MaxLineBytes {
-		lines = append(lines, string(buf[:wire.MaxLineBytes]))
+		dst = append(dst, buf[:wire.MaxLineBytes])
 		buf = buf[wire.MaxLineBytes:]
 	}
-	return lines, buf
+	return dst, buf
 }
 
-func appendCapped(lines []string, l []byte) []string {
-	l = bytes.TrimSuffix(l, []byte{'\r'})
+func appendCapped(dst [][]byte, l []byte) [][]byte {
 	for len(l) > wire.MaxLineBytes {
-		lines = append(lines, string(l[:wire.MaxLineBytes]))
+		dst = append(dst, l[:wire.MaxLineBytes])
 		l = l[wire.MaxLineBytes:]
 	}
-	return append(lines, string(l))
+	return append(dst, l)
 }

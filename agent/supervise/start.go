@@ -151,12 +151,12 @@ func StripANSI(s string) string {
 
 // checkReady moves a starting instance to running when a line matches
 // ready_pattern (ANSI stripped).
-func (s *Supervisor) checkReady(r *run, lines []string) {
+func (s *Supervisor) checkReady(r *run, lines [][]byte) {
 	if !r.readyPending.Load() {
 		return
 	}
 	for _, l := range lines {
-		if !s.ready.MatchString(StripANSI(l)) {
+		if !s.ready.MatchString(StripANSI(string(l))) {
 			continue
 		}
 		s.mu.Lock()

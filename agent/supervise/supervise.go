@@ -230,5 +230,5 @@ func (s *Supervisor) cancelRetryLocked() {
 // Inject adds lines from another source (e.g. WebRCON chat) to the
 // console, through the same throttle and backlog as the process output.
 func (s *Supervisor) Inject(stream string, lines []string) {
-	s.con.deliver(stream, lines, time.Now())
+	deliver(s.con, stream, lines, time.Now())
 }

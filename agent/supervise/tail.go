@@ -23,17 +23,18 @@ type tailer struct {
 	path    string                 // immutable
 	stream  string                 // immutable
 	con     *console               // immutable
-	onLines func(lines []string)   // immutable; may be nil (readiness check)
+	onLines func(lines [][]byte)   // immutable; may be nil (readiness check)
 	offset  atomic.Int64           // bytes consumed; persisted for adoption
 	stop    chan struct{}          // closed to stop after a final drain
 	done    chan struct{}          // closed when run returns
 	carry   []byte                 // owned by run: an unterminated line
+	lines   [][]byte               // owned by run: reused line views
 	maxSize int64                  // immutable
 	clock   func() time.Time       // immutable
 	lastErr atomic.Pointer[string] // last read error, for diagnostics
 }
 
-func newTailer(path, stream string, offset int64, con *console, onLines func([]string)) *tailer {
+func newTailer(path, stream string, offset int64, con *console, onLines func([][]byte)) *tailer {
 	t := &tailer{path: path, stream: stream, con: con, onLines: onLines,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		maxSize: con.lim.MaxLogBytes, clock: time.Now}
@@ -122,15 +123,15 @@ func (t *tailer) consume(p []byte) {
 	if len(t.carry) > 0 {
 		data = append(t.carry, p...)
 	}
-	lines, rest := splitLines(data)
-	t.carry = append(t.carry[:0], rest...)
-	if len(lines) == 0 {
-		return
+	lines, rest := splitLines(t.lines[:0], data)
+	t.lines = lines[:0]
+	if len(lines) > 0 {
+		if t.onLines != nil {
+			t.onLines(lines)
+		}
+		deliver(t.con, t.stream, lines, t.clock())
 	}
-	if t.onLines != nil {
-		t.onLines(lines)
-	}
-	t.con.deliver(t.stream, lines, t.clock())
+	t.carry = append(t.carry[:0], rest...) // rest may alias carry: copy last
 }
 
 // flushCarry delivers a final unterminated line.
@@ -138,12 +139,12 @@ func (t *tailer) flushCarry() {
 	if len(t.carry) == 0 {
 		return
 	}
-	lines := []string{string(t.carry)}
-	t.carry = t.carry[:0]
+	lines := [][]byte{t.carry}
 	if t.onLines != nil {
 		t.onLines(lines)
 	}
-	t.con.deliver(t.stream, lines, t.clock())
+	deliver(t.con, t.stream, lines, t.clock())
+	t.carry = t.carry[:0]
 }
 
 // Stop stops the tailer after a final drain and waits for it.
