@@ -78,8 +78,10 @@ func configFor(t testing.TB, dsn, natsURL string) ether.Config {
 	cfg.ClusterHosts = []string{natsURL}
 	cfg.ClusterName = "t"
 	cfg.LeaseTTL = time.Second
-	cfg.Heartbeat = 100 * time.Millisecond
-	cfg.NodeTimeout = 600 * time.Millisecond
+	// Short, but with room for a loaded machine running -race: a false
+	// "node down" would add frames that exact-sequence tests do not expect.
+	cfg.Heartbeat = 200 * time.Millisecond
+	cfg.NodeTimeout = 2 * time.Second
 	cfg.HealthEvery = 200 * time.Millisecond
 	cfg.LinkGrace = 2 * time.Second
 	return cfg

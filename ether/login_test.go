@@ -8,8 +8,12 @@ import (
 	"github.com/corrosion/corrosion/ether/proto"
 )
 
-func allowed(u uint64) proto.LoginCheckResponse { return proto.LoginCheckResponse{User37: u, Allowed: true} }
-func denied(u uint64) proto.LoginCheckResponse  { return proto.LoginCheckResponse{User37: u, Allowed: false} }
+func allowed(u uint64) proto.LoginCheckResponse {
+	return proto.LoginCheckResponse{User37: u, Allowed: true}
+}
+func denied(u uint64) proto.LoginCheckResponse {
+	return proto.LoginCheckResponse{User37: u, Allowed: false}
+}
 
 func TestLoginCheck_LockAndSessions(t *testing.T) {
 	c := newTestCluster(t, "")

@@ -266,7 +266,7 @@ func (m *Member) Publish(suffix string, data []byte) error {
 func (m *Member) HealthSubject() string { return m.subj.health(m.cfg.NodeID) }
 
 func (m *Member) onDisconnect(_ *nats.Conn, err error) {
-	if m.closed.Load() {
+	if m.closed.Load() || err == nil { // nil: our own close or drain
 		return
 	}
 	m.log.Warn("nats connection lost; serving local players only until it is back", "err", err)
