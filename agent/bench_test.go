@@ -25,6 +25,8 @@ import (
 
 	"github.com/corrosion/corrosion/agent"
 	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/agent/rcon"
+	"github.com/corrosion/corrosion/agent/rcon/rcontest"
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/internal/testbin"
@@ -93,6 +95,54 @@ func BenchmarkStatusRoundTrip(b *testing.B) {
 	status := []byte(`{"func":"status"}`)
 	b.Run("baseline", func(b *testing.B) { roundTrips(b, h.nc, "bench.echo", status) })
 	b.Run("corrosion", func(b *testing.B) { roundTrips(b, h.nc, wire.CmdSubject(license, "game1"), status) })
+}
+
+// BenchmarkRCONThroughAgent: an RCON command through NATS → agent →
+// Source RCON test server → back, vs. the same command sent directly with
+// an RCON client to the same server.
+func BenchmarkRCONThroughAgent(b *testing.B) {
+	srv := rcontest.NewSource(b, rcontest.SourceOptions{Password: rconPassword,
+		Handler: func(cmd string) string { return "players: 0 (" + cmd + ")" }})
+	h := prepareHarness(b, 60, rconInstance("conan1", "conan", "", srv.Port(), rconPassword), "")
+	inProcessAgent(b, h)
+	h.mustOK(h.cmd("conan1", `{"func":"start","wait":true}`))
+	direct, err := rcon.New(rcon.Config{Kind: rcon.KindSource, Port: srv.Port(), Password: rconPassword})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer direct.Close()
+	ctx := context.Background()
+	b.Run("baseline", func(b *testing.B) {
+		samples := make([]time.Duration, 0, b.N)
+		for range b.N {
+			t0 := time.Now()
+			if _, err := direct.Exec(ctx, "status"); err != nil {
+				b.Fatal(err)
+			}
+			samples = append(samples, time.Since(t0))
+		}
+		reportPercentiles(b, samples)
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		roundTrips(b, h.nc, wire.CmdSubject(license, "conan1"), []byte(`{"func":"rcon","command":"status"}`))
+	})
+	// Context: what one-shot RCON tools do per command (dial, auth, exec).
+	b.Run("direct-oneshot", func(b *testing.B) {
+		samples := make([]time.Duration, 0, b.N)
+		for range b.N {
+			t0 := time.Now()
+			c, err := rcon.New(rcon.Config{Kind: rcon.KindSource, Port: srv.Port(), Password: rconPassword})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.Exec(ctx, "status"); err != nil {
+				b.Fatal(err)
+			}
+			_ = c.Close()
+			samples = append(samples, time.Since(t0))
+		}
+		reportPercentiles(b, samples)
+	})
 }
 
 // tenGames is ten managed instances of the fake game, started at once.

@@ -39,20 +39,20 @@ func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t func
 	sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
 		req, err := wire.DecodeRequest(m.Data)
 		if err != nil {
-			respond(m, nil, err)
+			respond(nc, m, nil, err)
 			return
 		}
 		h, ok := t.funcs[req.Func]
 		if !ok {
-			respond(m, nil, wire.UnknownFunc(req.Func, names))
+			respond(nc, m, nil, wire.UnknownFunc(req.Func, names))
 			return
 		}
 		if t.blocking != nil && t.blocking(req) {
-			go func() { p, err := h(ctx, req); respond(m, p, err) }()
+			go func() { p, err := h(ctx, req); respond(nc, m, p, err) }()
 			return
 		}
 		p, err := h(ctx, req)
-		respond(m, p, err)
+		respond(nc, m, p, err)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
@@ -61,7 +61,13 @@ func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t func
 	return sub, nil
 }
 
-func respond(m *nats.Msg, payload any, err error) {
+// CodeReplyTooLarge: the reply would not fit in one NATS message.
+const CodeReplyTooLarge = "reply_too_large"
+
+// replyHeadroom leaves room for the reply subject and protocol overhead.
+const replyHeadroom = 4 << 10
+
+func respond(nc *nats.Conn, m *nats.Msg, payload any, err error) {
 	if m.Reply == "" {
 		return // a publish, not a request: nobody to answer
 	}
@@ -71,6 +77,11 @@ func respond(m *nats.Msg, payload any, err error) {
 	}
 	if err != nil {
 		body = wire.EncodeError(toWire(err))
+	}
+	if limit := nc.MaxPayload() - replyHeadroom; limit > 0 && int64(len(body)) > limit {
+		body = wire.EncodeError(wire.Errorf(CodeReplyTooLarge,
+			"the reply (%d bytes) exceeds the NATS server's max_payload (%d bytes); ask for less, e.g. fm_read with a smaller limit",
+			len(body), nc.MaxPayload()))
 	}
 	_ = m.Respond(body)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,35 @@ func TestClient_CancelCloseAndBadCommand(t *testing.T) {
 				if _, err := c.Exec(context.Background(), cmd); rcon.Code(err) != rcon.CodeBadCommand {
 					t.Fatalf("Exec(%.10q…) = %v, want ErrBadCommand", cmd, err)
 				}
+			}
+		})
+	}
+}
+
+// TestClient_CloseDuringDial: Close cuts short an Exec still waiting for
+// the server to answer the handshake.
+func TestClient_CloseDuringDial(t *testing.T) {
+	for _, kind := range []rcon.Kind{rcon.KindSource, rcon.KindWebRCON} {
+		t.Run(string(kind), func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ln.Close() })
+			accepted := make(chan net.Conn, 1)
+			go func() { // accept, then never say a word
+				if c, err := ln.Accept(); err == nil {
+					accepted <- c
+				}
+			}()
+			c := newClient(t, rcon.Config{Kind: kind, Port: ln.Addr().(*net.TCPAddr).Port, Password: "pw", Timeout: time.Minute})
+			done := make(chan error, 1)
+			go func() { _, err := c.Exec(context.Background(), "status"); done <- err }()
+			conn := <-accepted
+			t.Cleanup(func() { _ = conn.Close() })
+			_ = c.Close()
+			if err := waitErr(t, done); !errors.Is(err, rcon.ErrClosed) {
+				t.Fatalf("Exec across Close during the handshake: %v, want ErrClosed", err)
 			}
 		})
 	}

@@ -50,30 +50,35 @@ const (
 	CodeFailed       = "rcon_failed"
 )
 
+// codes maps each sentinel (and the context errors) to its wire code, in
+// the order Code checks them.
+var codes = []struct {
+	err  error
+	code string
+}{
+	{ErrRefused, CodeRefused},
+	{ErrAuth, CodeAuth},
+	{ErrTimeout, CodeTimeout},
+	{context.DeadlineExceeded, CodeTimeout},
+	{ErrTooLarge, CodeTooLarge},
+	{ErrProtocol, CodeProtocol},
+	{ErrDisconnected, CodeDisconnected},
+	{ErrClosed, CodeClosed},
+	{context.Canceled, CodeCanceled},
+	{ErrBadCommand, CodeBadCommand},
+}
+
 // Code maps an error returned by Exec to its stable wire code; "" for nil and
 // CodeFailed for anything unrecognised.
 func Code(err error) string {
-	codes := []struct {
-		err  error
-		code string
-	}{
-		{ErrRefused, CodeRefused},
-		{ErrAuth, CodeAuth},
-		{ErrTimeout, CodeTimeout},
-		{context.DeadlineExceeded, CodeTimeout},
-		{ErrTooLarge, CodeTooLarge},
-		{ErrProtocol, CodeProtocol},
-		{ErrDisconnected, CodeDisconnected},
-		{ErrClosed, CodeClosed},
-		{context.Canceled, CodeCanceled},
-		{ErrBadCommand, CodeBadCommand},
-	}
 	if err == nil {
 		return ""
 	}
-	for _, c := range codes {
-		if errors.Is(err, c.err) {
-			return c.code
+	if s := sentinelOf(err); s != nil {
+		for _, c := range codes {
+			if c.err == s {
+				return c.code
+			}
 		}
 	}
 	return CodeFailed
@@ -83,7 +88,7 @@ func Code(err error) string {
 // original text (scrubbed by the caller where it may hold a secret) but not
 // the original error value, so that no wrapped third-party error can leak a
 // password through its own Error method.
-func classify(step string, err error, ctx context.Context) error {
+func classify(ctx context.Context, step string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -107,13 +112,8 @@ func classify(step string, err error, ctx context.Context) error {
 
 // isOurs reports whether err already carries one of our sentinels.
 func isOurs(err error) bool {
-	for _, s := range []error{ErrRefused, ErrAuth, ErrTimeout, ErrTooLarge,
-		ErrProtocol, ErrDisconnected, ErrClosed, ErrBadCommand} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
+	s := sentinelOf(err)
+	return s != nil && s != context.DeadlineExceeded && s != context.Canceled
 }
 
 func isTimeout(err error) bool {
@@ -182,12 +182,11 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.cause }
 
+// sentinelOf returns the first sentinel (or context error) err wraps.
 func sentinelOf(err error) error {
-	for _, s := range []error{ErrRefused, ErrAuth, ErrTimeout, ErrTooLarge,
-		ErrProtocol, ErrDisconnected, ErrClosed, ErrBadCommand,
-		context.DeadlineExceeded, context.Canceled} {
-		if errors.Is(err, s) {
-			return s
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.err
 		}
 	}
 	return nil

@@ -82,10 +82,14 @@ type executor interface {
 // open between commands and redialling when it breaks. Safe for concurrent
 // use.
 type Client struct {
-	kind      Kind          // immutable after New
-	timeout   time.Duration // immutable after New
-	redact    redactor      // immutable after New
-	impl      executor      // immutable after New
+	kind    Kind          // immutable after New
+	timeout time.Duration // immutable after New
+	redact  redactor      // immutable after New
+	impl    executor      // immutable after New
+	// life is cancelled by Close; it cuts short Execs in flight, even
+	// one still dialling.
+	life      context.Context
+	kill      context.CancelFunc
 	closeOnce sync.Once
 	closeErr  error // written once by Close
 }
@@ -107,6 +111,7 @@ func New(cfg Config) (*Client, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(cfg.Port)
 	cfg.Logger = cfg.Logger.With("component", "rcon", "kind", string(cfg.Kind), "addr", addr)
 	c := &Client{kind: cfg.Kind, timeout: cfg.Timeout, redact: newRedactor(cfg.Password)}
+	c.life, c.kill = context.WithCancel(context.Background())
 	switch cfg.Kind {
 	case KindSource:
 		c.impl = newSourceClient(addr, cfg)
@@ -127,10 +132,17 @@ func (c *Client) Exec(ctx context.Context, command string) (string, error) {
 	if err := checkCommand(command); err != nil {
 		return "", err
 	}
+	if c.life.Err() != nil {
+		return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
 	out, err := c.impl.exec(ctx, command)
-	if err != nil {
+	switch {
+	case err != nil && c.life.Err() != nil:
+		return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+	case err != nil:
 		return "", c.redact.Error(err)
 	}
 	return out, nil
@@ -139,7 +151,10 @@ func (c *Client) Exec(ctx context.Context, command string) (string, error) {
 // Close closes the connection and fails Execs in flight with ErrClosed.
 // Idempotent.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() { c.closeErr = c.impl.close() })
+	c.closeOnce.Do(func() {
+		c.kill()
+		c.closeErr = c.impl.close()
+	})
 	return c.closeErr
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -65,7 +66,7 @@ func (c *sourceClient) exec(ctx context.Context, command string) (string, error)
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		return "", classify("wait for rcon connection", ctx.Err(), ctx)
+		return "", classify(ctx, "wait for rcon connection", ctx.Err())
 	}
 	defer func() { <-c.sem }()
 
@@ -172,7 +173,7 @@ func dialSource(ctx context.Context, addr, password string, authID int32) (*sour
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, classify("rcon dial", err, ctx)
+		return nil, classify(ctx, "rcon dial", err)
 	}
 	conn := &sourceConn{nc: nc, pr: newPacketReader(bufio.NewReaderSize(nc, 16<<10), maxPacketBody)}
 	if err := conn.auth(ctx, password, authID); err != nil {
@@ -201,7 +202,7 @@ func (s *sourceConn) auth(ctx context.Context, password string, id int32) error 
 	s.wbuf.Reset()
 	appendPacket(&s.wbuf, typeAuth, id, password)
 	if _, err := s.nc.Write(s.wbuf.Bytes()); err != nil {
-		return classify("rcon auth", err, ctx)
+		return classify(ctx, "rcon auth", err)
 	}
 	for range 4 { // the pre-auth empty RESPONSE_VALUE, tolerated a few times
 		p, err := s.pr.next()
@@ -209,7 +210,7 @@ func (s *sourceConn) auth(ctx context.Context, password string, id int32) error 
 		case err != nil && ctx.Err() == nil && (err == io.EOF || isConnLost(err)):
 			return fmt.Errorf("rcon auth: %w: server closed the connection", ErrAuth)
 		case err != nil:
-			return classify("rcon auth", err, ctx)
+			return classify(ctx, "rcon auth", err)
 		case p.typ == typeResponseValue:
 			continue
 		case p.typ != typeAuthResponse:
@@ -275,30 +276,30 @@ func (s *sourceConn) exec(ctx context.Context, command string, id, probeID int32
 	appendPacket(&s.wbuf, typeExecCommand, id, command)
 	appendPacket(&s.wbuf, typeResponseValue, probeID, "")
 	if n, err := s.nc.Write(s.wbuf.Bytes()); err != nil {
-		return execResult{sent: n > 0}, classify("rcon send", err, ctx)
+		return execResult{sent: n > 0}, classify(ctx, "rcon send", err)
 	}
-	var reply []byte
+	var reply strings.Builder // String() does not copy
 	got := false
 	for {
 		p, err := s.readNext(ctx, deadline, got && !s.mirrors, quiet)
 		switch {
 		case errors.Is(err, errQuiet):
-			return execResult{out: string(reply), sent: true, received: true, reusable: true}, nil
+			return execResult{out: reply.String(), sent: true, received: true, reusable: true}, nil
 		case err != nil && got && isTimeout(err) && !errors.Is(ctx.Err(), context.Canceled):
-			return execResult{out: string(reply), sent: true, received: true}, nil
+			return execResult{out: reply.String(), sent: true, received: true}, nil
 		case err != nil:
-			return execResult{sent: true, received: got}, classify("rcon read reply", err, ctx)
+			return execResult{sent: true, received: got}, classify(ctx, "rcon read reply", err)
 		case p.id == probeID:
 			s.mirrors = true
-			return execResult{out: string(reply), sent: true, received: true, reusable: true}, nil
+			return execResult{out: reply.String(), sent: true, received: true, reusable: true}, nil
 		case p.id == id && p.typ == typeResponseValue:
-			if len(reply)+len(p.body) > MaxResponseBytes {
+			if reply.Len()+len(p.body) > MaxResponseBytes {
 				return execResult{sent: true, received: true}, fmt.Errorf("rcon read reply: %w: over %d bytes", ErrTooLarge, MaxResponseBytes)
 			}
-			if reply == nil {
-				reply = make([]byte, 0, max(len(p.body), 512))
+			if reply.Cap()-reply.Len() < len(p.body) {
+				reply.Grow(len(p.body)) // doubles; append's 1.25x growth would copy ~5x the reply
 			}
-			reply = append(reply, p.body...)
+			reply.Write(p.body)
 			got = true
 		}
 	}

@@ -92,7 +92,7 @@ func (w *webConn) roundTrip(ctx context.Context, id int32, command string) (out 
 			return "", true, w.failure()
 		}
 	case <-ctx.Done():
-		return "", true, classify("webrcon wait for reply", ctx.Err(), ctx)
+		return "", true, classify(ctx, "webrcon wait for reply", ctx.Err())
 	}
 }
 
@@ -102,14 +102,14 @@ func (w *webConn) roundTrip(ctx context.Context, id int32, command string) (out 
 // come at once.
 func (w *webConn) writeFailed(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return classify("webrcon send", err, ctx)
+		return classify(ctx, "webrcon send", err)
 	}
 	_ = w.ws.CloseNow()
 	select {
 	case <-w.done:
 		return w.failure()
 	case <-ctx.Done():
-		return classify("webrcon send", err, ctx)
+		return classify(ctx, "webrcon send", err)
 	}
 }
 
@@ -184,7 +184,7 @@ func (w *webConn) readError(err error) error {
 	case peerClosed:
 		return fmt.Errorf("webrcon read: %w: server closed the connection", ErrDisconnected)
 	}
-	return classify("webrcon read", err, nil)
+	return classify(context.Background(), "webrcon read", err)
 }
 
 // finish records why the reader stopped and wakes every waiter.

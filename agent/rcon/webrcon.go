@@ -71,6 +71,7 @@ func (f webFrame) isReplyTo(id int32) bool {
 // replies to waiting Execs by identifier; commands run concurrently.
 type webClient struct {
 	url   string       // immutable after New; holds the password: never shown
+	red   redactor     // immutable after New; scrubs the password
 	log   *slog.Logger // immutable after New
 	bcast *broadcaster // immutable after New; nil when there is no callback
 	ids   atomic.Uint32
@@ -87,6 +88,7 @@ type webClient struct {
 func newWebClient(addr string, cfg Config) *webClient {
 	c := &webClient{
 		url:     "ws://" + addr + "/" + url.PathEscape(cfg.Password),
+		red:     newRedactor(cfg.Password),
 		log:     cfg.Logger,
 		dialSem: make(chan struct{}, 1),
 	}
@@ -134,7 +136,7 @@ func (c *webClient) getConn(ctx context.Context) (conn *webConn, reused bool, er
 	select {
 	case c.dialSem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, false, classify("wait for webrcon connection", ctx.Err(), ctx)
+		return nil, false, classify(ctx, "wait for webrcon connection", ctx.Err())
 	}
 	defer func() { <-c.dialSem }()
 	if conn, err := c.live(); conn != nil || err != nil { // dialled while we waited
@@ -212,23 +214,13 @@ func (c *webClient) dial(ctx context.Context) (*webConn, error) {
 		if resp != nil {
 			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d, not a WebSocket upgrade", ErrProtocol, resp.StatusCode)
 		}
-		return nil, c.scrub(classify("webrcon dial", err, ctx))
+		return nil, c.red.Error(classify(ctx, "webrcon dial", err))
 	}
 	ws.SetReadLimit(maxFrameBytes)
 	conn := newWebConn(ws, nc, c.bcast, c.log)
 	go conn.readLoop()
 	c.log.Debug("webrcon connected")
 	return conn, nil
-}
-
-// scrub removes the URL's password from err's text.
-func (c *webClient) scrub(err error) error {
-	u, perr := url.Parse(c.url)
-	if perr != nil {
-		return err
-	}
-	pw := strings.TrimPrefix(u.Path, "/")
-	return newRedactor(pw).Error(err)
 }
 
 func (c *webClient) close() error {
