@@ -19,7 +19,7 @@ build:
 
 run: build
 	@echo "make run: not yet: see the panel issue (corrosion-panel dev starts the whole system)."
-	@echo "The agent runs on its own today: bin/corrosion-agent run --config packaging/examples/agent-dev.toml"
+	@echo "The agent runs on its own today: see README (corrosion-agent run --config agent/config/testdata/example.toml)"
 
 generate:
 	$(GO) tool templ generate
