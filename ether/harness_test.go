@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/poll"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -40,11 +43,12 @@ type testCluster struct {
 }
 
 type testNode struct {
-	cfg    ether.Config
-	node   *ether.Node
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
+	cfg     ether.Config
+	node    *ether.Node
+	cancel  context.CancelFunc
+	done    chan error
+	once    sync.Once
+	stopped atomic.Bool
 }
 
 // newTestCluster starts NATS, creates and migrates a database (dsn may
@@ -123,11 +127,38 @@ func (c *testCluster) start(id uint8, tweak ...func(*ether.Config)) *testNode {
 	c.mu.Lock()
 	c.nodes[id] = tn
 	c.mu.Unlock()
+	c.settle()
 	return tn
+}
+
+// settle waits until every running node sees every other one, so that
+// the peer-up events of a start (which refresh and rebroadcast presence)
+// are over before a test looks at frames.
+func (c *testCluster) settle() {
+	c.t.Helper()
+	poll.Until(c.t, wait, func() error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		var ids []uint8
+		for id, n := range c.nodes {
+			if !n.stopped.Load() {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			want := slices.DeleteFunc(slices.Clone(ids), func(x uint8) bool { return x == id })
+			if got := c.nodes[id].node.Health().Peers; !slices.Equal(got, want) {
+				return notYet("node %d sees %v, want %v", id, got, want)
+			}
+		}
+		return nil
+	})
 }
 
 // stop shuts the node down gracefully (goodbye to peers, writes flushed).
 func (tn *testNode) stop(t testing.TB) {
+	tn.stopped.Store(true)
 	tn.once.Do(func() {
 		tn.cancel()
 		select {

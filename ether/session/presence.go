@@ -174,10 +174,17 @@ func (m *Manager) PresenceFor(user, asker uint64) (uint8, bool) {
 }
 
 // refreshAll makes every session refresh its friends and rebroadcast its
-// own presence (the world sends it after a reconnect).
+// own presence (the world sends it after a reconnect, once it resynced its
+// players). Sessions of a lost link that were not resynced are left to
+// end after the link grace.
 func (m *Manager) refreshAll() {
 	for _, s := range m.all() {
-		s := s
+		s.mu.Lock()
+		orphaned := !s.orphaned.IsZero()
+		s.mu.Unlock()
+		if orphaned {
+			continue
+		}
 		m.do(s.user, func() {
 			m.refreshFriends(s, func(friend) bool { return true }, true)
 			m.announce(s)

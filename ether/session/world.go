@@ -18,6 +18,7 @@ func (m *Manager) Handle(msg proto.Message) {
 		}
 	case *proto.PlayerLogin:
 		v := *f
+		m.adopt(v.User37)
 		m.do(v.User37, func() { m.login(v.User37, v.PID, nil) })
 	case *proto.PlayerLogout:
 		u := f.User37
@@ -52,6 +53,7 @@ func (m *Manager) Handle(msg proto.Message) {
 		m.do(u, func() { m.loadSave(u) })
 	case *proto.PlayerResync:
 		v := *f
+		m.adopt(v.User37) // now, so that a RefreshAll right behind sees it linked
 		m.do(v.User37, func() { m.resync(v.User37, v.PID, v.PrivateMode) })
 	case *proto.LoginCheck:
 		u := f.User37
@@ -80,6 +82,15 @@ func (m *Manager) WorldDown() {
 		if s.orphaned.IsZero() {
 			s.orphaned = now
 		}
+		s.mu.Unlock()
+	}
+}
+
+// adopt marks user's session (if any) as belonging to the current link.
+func (m *Manager) adopt(user uint64) {
+	if s := m.get(user); s != nil {
+		s.mu.Lock()
+		s.orphaned = time.Time{}
 		s.mu.Unlock()
 	}
 }
