@@ -44,7 +44,7 @@ func newLogger(t testing.TB) (*slog.Logger, *logSink) {
 func newClient(t testing.TB, cfg rcon.Config) *rcon.Client {
 	t.Helper()
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
+		cfg.Timeout = 15 * time.Second // generous: the CI box is shared and -race is slow
 	}
 	if cfg.Logger == nil {
 		cfg.Logger, _ = newLogger(t)

@@ -62,8 +62,10 @@ func TestWeb_Replies(t *testing.T) {
 			var got broadcasts
 			c := webClient(t, srv.Port(), "pw", func(c *rcon.Config) { c.OnBroadcast = got.add })
 			for i := range 3 {
-				if out := exec(t, c, fmt.Sprint("cmd", i)); out != tc.reply {
-					t.Fatalf("command %d: reply of %d bytes, want %d", i, len(out), len(tc.reply))
+				out, err := c.Exec(context.Background(), fmt.Sprint("cmd", i))
+				if err != nil || out != tc.reply {
+					t.Fatalf("command %d: reply of %d bytes, %v; want %d bytes (server saw %d requests on %d connections)",
+						i, len(out), err, len(tc.reply), len(srv.Requests()), srv.Accepted())
 				}
 			}
 			if srv.Accepted() != 1 {
