@@ -65,8 +65,9 @@ type Config struct {
 	// OnBroadcast receives WebRCON frames that are not a command's reply
 	// (chat, log lines, "[rcon] " echoes, late replies). It is called from
 	// one goroutine, in order; it may block, but while it does further
-	// frames queue up to a bound and then are dropped (and counted in a
-	// log line). May be nil.
+	// frames queue up to a bound (256 frames, 4 MiB) and then are dropped
+	// (and counted in a log line). It is not called after Close returns
+	// (one call in progress may still finish). May be nil.
 	OnBroadcast func(text string)
 	// Logger; slog.DiscardHandler when nil.
 	Logger *slog.Logger

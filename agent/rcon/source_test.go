@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -277,5 +278,70 @@ func TestSource_ConcurrentExecSerialised(t *testing.T) {
 	}
 	if srv.Accepted() != 1 || maxInFlight.Load() != 1 {
 		t.Fatalf("accepted %d connections, max %d commands in flight; want 1 and 1", srv.Accepted(), maxInFlight.Load())
+	}
+}
+
+// TestSource_QuietPeriod: a server that echoes probes is waited for even
+// when it pauses longer than the quiet period mid-reply; a server that
+// never echoes has its reply ended by the quiet period, and a tail that
+// arrives later never leaks into the next command's reply.
+func TestSource_QuietPeriod(t *testing.T) {
+	reply := bigReply(3 * 100)
+	cases := []struct {
+		name      string
+		noEcho    bool
+		truncated bool // the slow reply is cut short (to a prefix)
+	}{
+		{"echoing server: pauses do not truncate", false, false},
+		{"probe-less server: quiet period ends the reply", true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := rcontest.NewSource(t, rcontest.SourceOptions{Password: "pw", PacketSize: 100, NoProbeEcho: tc.noEcho,
+				Handler: func(cmd string) string {
+					if cmd == "slow" {
+						return reply
+					}
+					return "fast " + cmd
+				}})
+			c := sourceClient(t, srv.Port(), "pw", func(c *rcon.Config) { c.QuietPeriod = 100 * time.Millisecond })
+			if out := exec(t, c, "warm"); out != "fast warm" {
+				t.Fatalf("warm-up = %q", out)
+			}
+			srv.SetPacketDelay(300 * time.Millisecond)
+			out := exec(t, c, "slow")
+			complete := out == reply
+			if !strings.HasPrefix(reply, out) || out == "" || complete == tc.truncated {
+				t.Fatalf("slow reply = %d bytes of %d (prefix: %v), want truncated: %v",
+					len(out), len(reply), strings.HasPrefix(reply, out), tc.truncated)
+			}
+			srv.SetPacketDelay(0)
+			if out := exec(t, c, "next"); out != "fast next" {
+				t.Fatalf("reply after the slow one = %.40q…, want %q", out, "fast next")
+			}
+		})
+	}
+}
+
+// TestSource_TimeoutThenLateReply: a reply that comes after the caller gave
+// up is never taken for the next command's.
+func TestSource_TimeoutThenLateReply(t *testing.T) {
+	release := make(chan struct{})
+	srv := rcontest.NewSource(t, rcontest.SourceOptions{Password: "pw", Handler: func(cmd string) string {
+		if cmd == "blocked" {
+			<-release
+		}
+		return "reply to " + cmd
+	}})
+	t.Cleanup(func() { close(release) })
+	c := sourceClient(t, srv.Port(), "pw")
+	exec(t, c, "first")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := c.Exec(ctx, "blocked"); !errors.Is(err, rcon.ErrTimeout) {
+		t.Fatalf("Exec(blocked) = %v, want ErrTimeout", err)
+	}
+	if out := exec(t, c, "after"); out != "reply to after" {
+		t.Fatalf("Exec(after) = %q", out)
 	}
 }

@@ -248,7 +248,6 @@ type broadcaster struct {
 	log     *slog.Logger // immutable
 	ch      chan string
 	quit    chan struct{}
-	done    chan struct{}
 	once    sync.Once
 	bytes   atomic.Int64 // bytes waiting in ch
 	dropped atomic.Int64 // frames dropped since the last log line
@@ -261,7 +260,7 @@ const (
 
 func newBroadcaster(fn func(string), log *slog.Logger) *broadcaster {
 	b := &broadcaster{fn: fn, log: log, ch: make(chan string, maxQueued),
-		quit: make(chan struct{}), done: make(chan struct{})}
+		quit: make(chan struct{})}
 	go b.run()
 	return b
 }
@@ -284,13 +283,17 @@ func (b *broadcaster) send(text string) {
 }
 
 func (b *broadcaster) run() {
-	defer close(b.done)
 	for {
 		select {
 		case <-b.quit:
 			return
 		case text := <-b.ch:
 			b.bytes.Add(-int64(len(text)))
+			select {
+			case <-b.quit: // never called after stop
+				return
+			default:
+			}
 			b.fn(text)
 			if n := b.dropped.Swap(0); n > 0 {
 				b.log.Warn("webrcon broadcast frames dropped: consumer too slow", "dropped", n)
@@ -299,7 +302,8 @@ func (b *broadcaster) run() {
 	}
 }
 
+// stop ends delivery. It does not wait for a callback in progress (which
+// may block), but none starts after stop returns.
 func (b *broadcaster) stop() {
 	b.once.Do(func() { close(b.quit) })
-	<-b.done
 }

@@ -244,3 +244,29 @@ func TestWeb_ConcurrentExecIdentifiers(t *testing.T) {
 	}
 	poll.True(t, 5*time.Second, "all noise forwarded", func() bool { return len(got.get()) == 3*workers*each })
 }
+
+// TestWeb_LateReplyForwarded: a reply that comes after its Exec gave up
+// goes to OnBroadcast, not to another command.
+func TestWeb_LateReplyForwarded(t *testing.T) {
+	release := make(chan struct{})
+	srv := rcontest.NewWeb(t, rcontest.WebOptions{Password: "pw", Handler: func(cmd string) string {
+		if cmd == "blocked" {
+			<-release
+		}
+		return "reply to " + cmd
+	}})
+	var got broadcasts
+	c := webClient(t, srv.Port(), "pw", func(c *rcon.Config) { c.OnBroadcast = got.add })
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := c.Exec(ctx, "blocked"); !errors.Is(err, rcon.ErrTimeout) {
+		t.Fatalf("Exec(blocked) = %v, want ErrTimeout", err)
+	}
+	close(release)
+	poll.True(t, 5*time.Second, "late reply forwarded", func() bool {
+		return slices.Equal(got.get(), []string{"reply to blocked"})
+	})
+	if out := exec(t, c, "after"); out != "reply to after" {
+		t.Fatalf("Exec(after) = %q", out)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	gorcon "github.com/gorcon/rcon"
 )
@@ -55,6 +56,7 @@ type SourceServer struct {
 	wg   sync.WaitGroup
 
 	stall     atomic.Bool  // commands are never answered
+	delay     atomic.Int64 // pause between the packets of a reply, in ns
 	closeMid  atomic.Bool  // the next replies are cut in half, then the connection closed
 	accepted  atomic.Int64 // connections accepted
 	closeOnce sync.Once
@@ -96,6 +98,10 @@ func (s *SourceServer) SetStall(on bool) { s.stall.Store(on) }
 // SetCloseMidResponse makes the server write half of each reply and then
 // close the connection while on.
 func (s *SourceServer) SetCloseMidResponse(on bool) { s.closeMid.Store(on) }
+
+// SetPacketDelay makes the server pause d between the packets of a
+// reply (and before a probe echo), as a busy game server might.
+func (s *SourceServer) SetPacketDelay(d time.Duration) { s.delay.Store(int64(d)) }
 
 // Accepted is the number of connections accepted so far.
 func (s *SourceServer) Accepted() int { return int(s.accepted.Load()) }
@@ -256,7 +262,26 @@ func (ss *sourceSession) exec(p *gorcon.Packet) bool {
 		_ = ss.bw.Flush()
 		return false
 	}
+	if d := time.Duration(s.delay.Load()); d > 0 {
+		return ss.writeSlowly(p.ID, out, d)
+	}
 	writeSplit(ss.bw, p.ID, out, s.opts.PacketSize)
+	return true
+}
+
+// writeSlowly writes a reply packet by packet, flushing each and pausing d
+// before the next (and after the last, so a probe echo comes late too).
+func (ss *sourceSession) writeSlowly(id int32, out string, d time.Duration) bool {
+	size := ss.s.opts.PacketSize
+	for first := true; first || out != ""; first = false {
+		n := min(size, len(out))
+		writeSplit(ss.bw, id, out[:n], size)
+		out = out[n:]
+		if ss.bw.Flush() != nil {
+			return false
+		}
+		time.Sleep(d) // the server's behaviour under test, not a wait in a test
+	}
 	return true
 }
 
