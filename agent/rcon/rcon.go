@@ -60,6 +60,10 @@ type Config struct {
 	Password string // never logged, never in an error
 	// Timeout bounds each Exec; DefaultTimeout when zero.
 	Timeout time.Duration
+	// WebRCONPath is the URL path before the password (WebRCON only):
+	// "/" (Rust's ws://127.0.0.1:port/password) when empty; the world
+	// server serves it under "/rcon/".
+	WebRCONPath string
 	// QuietPeriod: see DefaultQuietPeriod (Source RCON only).
 	QuietPeriod time.Duration
 	// OnBroadcast receives WebRCON frames that are not a command's reply

@@ -87,7 +87,7 @@ type webClient struct {
 
 func newWebClient(addr string, cfg Config) *webClient {
 	c := &webClient{
-		url:     "ws://" + addr + "/" + url.PathEscape(cfg.Password),
+		url:     "ws://" + addr + webPath(cfg.WebRCONPath) + url.PathEscape(cfg.Password),
 		red:     newRedactor(cfg.Password),
 		log:     cfg.Logger,
 		dialSem: make(chan struct{}, 1),
@@ -96,6 +96,15 @@ func newWebClient(addr string, cfg Config) *webClient {
 		c.bcast = newBroadcaster(cfg.OnBroadcast, cfg.Logger)
 	}
 	return c
+}
+
+// webPath normalises Config.WebRCONPath to "/…/".
+func webPath(p string) string {
+	p = "/" + strings.Trim(p, "/") + "/"
+	if p == "//" {
+		return "/"
+	}
+	return p
 }
 
 // nextID returns a fresh identifier above firstIdentifier; unique across

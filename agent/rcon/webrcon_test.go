@@ -106,6 +106,7 @@ func TestWeb_Auth(t *testing.T) {
 	}{
 		{"ok", rcontest.WebOptions{Password: "pw"}, "pw", nil},
 		{"ok, password needing escapes", rcontest.WebOptions{Password: "p w/?#%"}, "p w/?#%", nil},
+		{"ok, under a path prefix", rcontest.WebOptions{Password: "pw", PathPrefix: "/rcon/"}, "pw", nil},
 		{"bad password, HTTP 401", rcontest.WebOptions{Password: "pw"}, "nope", rcon.ErrAuth},
 		{"bad password, server closes", rcontest.WebOptions{Password: "pw", RejectByClose: true}, "nope", rcon.ErrAuth},
 	}
@@ -113,7 +114,7 @@ func TestWeb_Auth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Handler = func(string) string { return "pong" }
 			srv := rcontest.NewWeb(t, tc.opts)
-			c := webClient(t, srv.Port(), tc.password)
+			c := webClient(t, srv.Port(), tc.password, func(c *rcon.Config) { c.WebRCONPath = tc.opts.PathPrefix })
 			out, err := c.Exec(context.Background(), "ping")
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && out != "pong") {
 				t.Fatalf("Exec = %q, %v; want pong, %v", out, err, tc.wantErr)

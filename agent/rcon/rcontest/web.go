@@ -42,13 +42,16 @@ type WebOptions struct {
 	// frame (identifier 0) and the "[rcon] " echo of the command carrying
 	// the request's identifier, as Rust does.
 	Noise bool
+	// PathPrefix is the URL path before the password: "/" when empty
+	// (Rust); "/rcon/" for the world server's layout.
+	PathPrefix string
 	// RejectByClose: on a bad password accept the WebSocket and close it at
 	// once (what Rust does) instead of answering HTTP 401.
 	RejectByClose bool
 }
 
 // WebServer is a Rust-style WebRCON server for tests, at
-// ws://127.0.0.1:port/password.
+// ws://127.0.0.1:port/password (or /PathPrefix/password).
 type WebServer struct {
 	opts WebOptions   // immutable after NewWeb
 	ln   net.Listener // immutable after NewWeb
@@ -137,7 +140,11 @@ func (s *WebServer) snapshot() []*websocket.Conn {
 }
 
 func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	ok := strings.TrimPrefix(r.URL.Path, "/") == s.opts.Password
+	prefix := "/" + strings.Trim(s.opts.PathPrefix, "/") + "/"
+	if prefix == "//" {
+		prefix = "/"
+	}
+	ok := strings.HasPrefix(r.URL.Path, prefix) && strings.TrimPrefix(r.URL.Path, prefix) == s.opts.Password
 	if !ok && !s.opts.RejectByClose {
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
