@@ -47,11 +47,9 @@ func (s *Supervisor) Send(line string) error {
 	return nil
 }
 
+// stopTimeout is the graceful stop budget; 0 kills at once.
 func (s *Supervisor) stopTimeout() time.Duration {
-	if t := s.cfg.StopTimeout(); t > 0 {
-		return t
-	}
-	return 30 * time.Second
+	return max(s.cfg.StopTimeout(), 0)
 }
 
 // writeLine writes line and a newline, giving up after stdinWriteTimeout
