@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,9 +32,19 @@ func (s *Supervisor) saveLocked() {
 		id := r.id
 		p.Process, p.StartedAt, p.Offsets = &id, r.started, r.offsets()
 	}
-	if err := writeJSONAtomic(filepath.Join(s.dir, stateFile), p); err != nil {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
 		s.log.Warn("save state", "err", err)
+		return
 	}
+	if bytes.Equal(b, s.saved) {
+		return // unchanged: checkpoints of an idle instance write nothing
+	}
+	if err := writeFileAtomic(filepath.Join(s.dir, stateFile), b); err != nil {
+		s.log.Warn("save state", "err", err)
+		return
+	}
+	s.saved = b
 }
 
 // Checkpoint saves the current log offsets, so an adopting agent resumes
@@ -61,8 +72,25 @@ func writeJSONAtomic(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return writeFileAtomic(path, b)
+}
+
+// writeFileAtomic replaces path with b: temp file, fsync, rename.
+func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

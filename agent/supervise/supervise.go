@@ -83,6 +83,7 @@ type Supervisor struct {
 	retryAt    time.Time     // guarded by mu
 	retryGen   int           // guarded by mu; invalidates stale retry timers
 	closed     bool          // guarded by mu
+	saved      []byte        // guarded by mu; state.json as last written
 	changed    chan struct{} // guarded by mu; closed and replaced on each state change
 }
 

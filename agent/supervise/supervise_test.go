@@ -287,3 +287,32 @@ func childPID(t *testing.T, s *recSink) int {
 	t.Fatal("no child pid line")
 	return 0
 }
+
+func TestSupervisor_CheckpointSkipsUnchangedState(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := f.sup.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	f.waitLine(t, "fakegame starting")
+	inode := func() uint64 {
+		var st syscall.Stat_t
+		if err := syscall.Stat(f.dir+"/"+stateFile, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	f.sup.Checkpoint()
+	before := inode()
+	f.sup.Checkpoint()
+	if inode() != before {
+		t.Fatal("an unchanged state was rewritten")
+	}
+	if err := f.sup.Send("more output"); err != nil {
+		t.Fatal(err)
+	}
+	f.waitLine(t, "echo: more output")
+	f.sup.Checkpoint() // the log offset moved: saved again
+	if inode() == before {
+		t.Fatal("a changed offset was not saved")
+	}
+}
