@@ -38,6 +38,7 @@ type testCluster struct {
 	nats  *natstest.Server
 	dsn   string
 	base  ether.Config // fast timings; node id and port set per node
+	quiet bool         // log warnings only (benchmarks)
 	mu    sync.Mutex
 	nodes map[uint8]*testNode // guarded by mu
 }
@@ -117,7 +118,11 @@ func (c *testCluster) start(id uint8, tweak ...func(*ether.Config)) *testNode {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	n, err := ether.New(context.Background(), cfg, testLogger(c.t, "node"+strconv.Itoa(int(id))).With("node", id))
+	log := testLogger(c.t, "node"+strconv.Itoa(int(id)))
+	if c.quiet {
+		log = slog.New(slog.NewTextHandler(tWriter{c.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	n, err := ether.New(context.Background(), cfg, log.With("node", id))
 	if err != nil {
 		c.t.Fatalf("start node %d: %v", id, err)
 	}

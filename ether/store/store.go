@@ -106,6 +106,10 @@ func (s *Store) checkSchema(ctx context.Context, db string) error {
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
 	defer cancel()
 	v, err := schemaVersion(cctx, s.pool)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "3D000" { // invalid_catalog_name
+		return fmt.Errorf("database %s does not exist: %w", db, ErrNotMigrated)
+	}
 	if err != nil {
 		return fmt.Errorf("check schema of database %s: %w", db, err)
 	}
