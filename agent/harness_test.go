@@ -33,7 +33,7 @@ type harness struct {
 	dir        string
 	cfgPath    string
 	agent      *exec.Cmd
-	agentOut   *syncBuf
+	agentOut   *testbin.Output
 	consoleSub *nats.Subscription
 
 	mu         sync.Mutex
@@ -143,7 +143,7 @@ func (h *harness) watch() {
 
 func (h *harness) startAgent() {
 	h.t.Helper()
-	h.agentOut = &syncBuf{}
+	h.agentOut = &testbin.Output{}
 	h.agent = exec.Command(h.bin, "run", "--config", h.cfgPath)
 	h.agent.Stdout, h.agent.Stderr = h.agentOut, h.agentOut
 	h.agent.Env = testbin.Env()
@@ -316,21 +316,4 @@ func processGone(pid int) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && len(s) > i+2 && s[i+2] == 'Z'
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -18,17 +18,11 @@ import (
 func (s *Supervisor) Start(manual bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.actionableLocked(); err != nil {
+		return err
 	}
-	if s.busy != "" {
-		return fmt.Errorf("%w (%s)", ErrBusy, s.busy)
-	}
-	switch s.state {
-	case wire.StateRunning, wire.StateStarting:
+	if s.state == wire.StateRunning || s.state == wire.StateStarting {
 		return ErrAlreadyRunning
-	case wire.StateStopping:
-		return fmt.Errorf("%w (stopping)", ErrBusy)
 	}
 	if !manual && s.manualStop {
 		return fmt.Errorf("instance was stopped by an operator; start it manually")

@@ -76,18 +76,28 @@ func (s *Supervisor) Kill() error {
 	return nil
 }
 
-func (s *Supervisor) stoppableLocked() error {
-	if s.closed {
+// actionableLocked refuses a power action while the supervisor is closed or
+// another action (or a stop) is still in progress.
+func (s *Supervisor) actionableLocked() error {
+	switch {
+	case s.closed:
 		return ErrClosed
-	}
-	if s.busy != "" {
+	case s.busy != "":
 		return fmt.Errorf("%w (%s)", ErrBusy, s.busy)
+	case s.state == wire.StateStopping:
+		return fmt.Errorf("%w (stopping)", ErrBusy)
+	}
+	return nil
+}
+
+// stoppableLocked checks that a stop or restart can begin now.
+func (s *Supervisor) stoppableLocked() error {
+	if err := s.actionableLocked(); err != nil {
+		return err
 	}
 	switch s.state {
 	case wire.StateRunning, wire.StateStarting:
 		return nil
-	case wire.StateStopping:
-		return fmt.Errorf("%w (stopping)", ErrBusy)
 	case wire.StateCrashed:
 		if s.retry != nil {
 			return nil

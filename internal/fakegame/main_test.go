@@ -32,7 +32,7 @@ func TestFakeGame_Knobs(t *testing.T) {
 		}
 	})
 	t.Run("ignores sigterm", func(t *testing.T) {
-		var out syncBuf
+		var out testbin.Output
 		cmd := exec.Command(bin, "-ignore-sigterm")
 		cmd.Stdout = &out
 		stdin, _ := cmd.StdinPipe()
