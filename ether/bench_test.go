@@ -206,6 +206,8 @@ type stormWorld struct {
 	have     map[[2]uint64]uint8
 	right    int // pairs showing the wanted node
 	complete int
+	checked  int       // login checks answered
+	started  time.Time // when the storm began
 	done     chan struct{}
 }
 
@@ -226,7 +228,6 @@ func dialStorm(b *testing.B, tn *testNode, node uint8) *stormWorld {
 			w.want[[2]uint64{p, f}] = stormNode(f)
 		}
 	}
-	go w.read()
 	return w
 }
 
@@ -241,6 +242,8 @@ func (w *stormWorld) write(ms ...proto.Message) {
 }
 
 func (w *stormWorld) storm() {
+	w.started = time.Now()
+	go w.read()
 	w.wmu.Lock()
 	_ = proto.WriteFrame(w.w, proto.WorldRegister{NodeID: w.node})
 	for i := 0; i < stormPerNode; i++ {
@@ -266,6 +269,9 @@ func (w *stormWorld) read() {
 		}
 		switch v := m.(type) {
 		case *proto.LoginCheckResponse:
+			if w.checked++; w.checked == stormPerNode {
+				w.b.Logf("node %d: every login check answered after %v", w.node, time.Since(w.started))
+			}
 			if !v.Allowed {
 				w.b.Errorf("node %d: login of %d denied", w.node, v.User37)
 				continue
@@ -274,7 +280,10 @@ func (w *stormWorld) read() {
 		case *proto.UpdateFriendList:
 			w.update(*v)
 		case *proto.FriendListComplete:
-			w.complete++
+			if w.complete++; w.complete == stormPerNode {
+				w.b.Logf("node %d: every list complete after %v (%d of %d friend pairs right by then)",
+					w.node, time.Since(w.started), w.right, len(w.want))
+			}
 		}
 		if w.right == len(w.want) && w.complete == stormPerNode {
 			close(w.done)

@@ -19,8 +19,10 @@ func (m *Manager) login(user uint64, pid uint16, mode *uint8) *Session {
 		s = &Session{user: user}
 		m.sessions[user] = s
 	}
+	held, ok := m.leases[user]
 	delete(m.leases, user)
 	m.mu.Unlock()
+	release := ok && held.cluster
 
 	ctx, cancel := m.opCtx()
 	lists, err := m.store.Load(ctx, user)
@@ -46,7 +48,7 @@ func (m *Manager) login(user uint64, pid uint16, mode *uint8) *Session {
 	s.mu.Lock()
 	s.ready = true
 	s.mu.Unlock()
-	if m.cluster.Connected() {
+	if release && m.cluster.Connected() { // only a lock our LoginCheck took is ours to release
 		ctx, cancel := m.opCtx()
 		if err := m.cluster.Release(ctx, user); err != nil {
 			m.log.Debug("login lock not released; it expires on its own", "user", user, "err", err)
@@ -154,24 +156,33 @@ func (m *Manager) checkLogin(user uint64) bool {
 		_ = m.cluster.Release(ctx, user)
 		return false
 	}
+	m.hold(user, true)
 	return true
+}
+
+// hold records a login lock this node took.
+func (m *Manager) hold(user uint64, cluster bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	for u, l := range m.leases {
+		if !now.Before(l.until) {
+			delete(m.leases, u)
+		}
+	}
+	m.leases[user] = lease{until: now.Add(m.cfg.LeaseTTL), cluster: cluster}
 }
 
 // localLease is the login lock while NATS is unreachable: node-local, like
 // the seed's :global inside a partition.
 func (m *Manager) localLease(user uint64) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	if exp, ok := m.leases[user]; ok && now.Before(exp) {
+	l, ok := m.leases[user]
+	m.mu.Unlock()
+	if ok && time.Now().Before(l.until) {
 		return false
 	}
-	for u, exp := range m.leases {
-		if !now.Before(exp) {
-			delete(m.leases, u)
-		}
-	}
-	m.leases[user] = now.Add(m.cfg.LeaseTTL)
+	m.hold(user, false)
 	return true
 }
 

@@ -91,11 +91,18 @@ type Manager struct {
 	msgID atomic.Uint32
 
 	mu       sync.RWMutex
-	sessions map[uint64]*Session  // guarded by mu
-	reverse  map[uint64][]uint64  // guarded by mu; friend → local players listing it
-	leases   map[uint64]time.Time // guarded by mu; local login locks (NATS down only)
+	sessions map[uint64]*Session // guarded by mu
+	reverse  map[uint64][]uint64 // guarded by mu; friend → local players listing it
+	leases   map[uint64]lease    // guarded by mu; login locks this node took
 
 	stats counters
+}
+
+// lease is a login lock taken by this node's LoginCheck, until the player's
+// session starts or the lock expires.
+type lease struct {
+	until   time.Time
+	cluster bool // the cluster-wide lock (else node-local: NATS was down)
 }
 
 // Session is one online player on this node.
@@ -135,7 +142,7 @@ func New(cfg Config, world World, st Store, cl Cluster, log *slog.Logger) *Manag
 	}
 	m := &Manager{
 		cfg: cfg, log: log, world: world, store: st, cluster: cl,
-		sessions: map[uint64]*Session{}, reverse: map[uint64][]uint64{}, leases: map[uint64]time.Time{},
+		sessions: map[uint64]*Session{}, reverse: map[uint64][]uint64{}, leases: map[uint64]lease{},
 	}
 	m.ctx, m.stop = context.WithCancel(context.Background())
 	m.exec.init(cfg.MaxQueued)

@@ -71,6 +71,9 @@ type Store struct {
 	up        atomic.Bool  // last contact with the database succeeded
 	rttNanos  atomic.Int64 // last ping round trip
 	recovered chan struct{}
+	loads     chan *loadReq // to the loaders
+	quit      chan struct{} // closed by Close: loaders exit
+	closeOnce sync.Once
 	mu        sync.Mutex
 	outage    bool // guarded by mu: went down and has not yet announced recovery
 }
@@ -92,13 +95,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
-	s := &Store{cfg: cfg, log: log, pool: pool, recovered: make(chan struct{}, 1)}
+	s := &Store{cfg: cfg, log: log, pool: pool, recovered: make(chan struct{}, 1),
+		loads: make(chan *loadReq), quit: make(chan struct{})}
 	s.q.init(cfg.MaxQueued)
 	if err := s.checkSchema(ctx, pcfg.ConnConfig.Database); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	s.up.Store(true)
+	for i := 0; i < max(1, int(cfg.MaxConns)/2); i++ {
+		go s.loader()
+	}
 	return s, nil
 }
 
@@ -119,8 +126,12 @@ func (s *Store) checkSchema(ctx context.Context, db string) error {
 	return nil
 }
 
-// Close releases the pool. Call it after Run has returned.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the loaders and releases the pool. Call it after Run has
+// returned.
+func (s *Store) Close() {
+	s.closeOnce.Do(func() { close(s.quit) })
+	s.pool.Close()
+}
 
 // Up reports whether the last contact with the database succeeded.
 func (s *Store) Up() bool { return s.up.Load() }
@@ -213,75 +224,33 @@ func (s *Store) maybeRecovered() {
 	}
 }
 
-// Load reads a player's friends, ignores and private mode in one round
-// trip, after every write queued before the call has been stored (so a
-// reload never loses a queued change). It fails with ErrUnavailable
-// (wrapped) while the database is down.
+// Load reads a player's friends, ignores and private mode, after every
+// write queued before the call has been stored (so a reload never loses a
+// queued change). Concurrent loads are batched into one round trip. It
+// fails with ErrUnavailable (wrapped) while the database is down.
 func (s *Store) Load(ctx context.Context, user uint64) (Lists, error) {
 	if err := s.q.waitStored(ctx, s.q.lastSeq(), s.up.Load); err != nil {
 		return Lists{}, err
 	}
-	var l Lists
-	var err error
-	for attempt := 0; attempt < 2; attempt++ { // a pooled connection may be stale after a restart
-		l, err = s.load(ctx, user)
-		if err == nil || !retryable(err) || ctx.Err() != nil {
-			break
+	req := &loadReq{user: user, ctx: ctx, done: make(chan loadRes, 1)}
+	select {
+	case s.loads <- req:
+	case <-ctx.Done():
+		return Lists{}, fmt.Errorf("load lists of %d: %w", user, ctx.Err())
+	}
+	var res loadRes
+	select {
+	case res = <-req.done:
+	case <-ctx.Done():
+		return Lists{}, fmt.Errorf("load lists of %d: %w", user, ctx.Err())
+	}
+	if res.err != nil {
+		if retryable(res.err) {
+			return Lists{}, fmt.Errorf("load lists of %d: %w: %w", user, ErrUnavailable, res.err)
 		}
+		return Lists{}, fmt.Errorf("load lists of %d: %w", user, res.err)
 	}
-	if err != nil {
-		s.noteResult(err)
-		if retryable(err) {
-			return Lists{}, fmt.Errorf("load lists of %d: %w: %w", user, ErrUnavailable, err)
-		}
-		return Lists{}, fmt.Errorf("load lists of %d: %w", user, err)
-	}
-	s.noteResult(nil)
-	return l, nil
-}
-
-func (s *Store) load(ctx context.Context, user uint64) (Lists, error) {
-	cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
-	defer cancel()
-	b := &pgx.Batch{}
-	b.Queue("SELECT friend_hash FROM friends WHERE owner_hash = $1 ORDER BY created_at, friend_hash", int64(user))
-	b.Queue("SELECT ignore_hash FROM ignores WHERE owner_hash = $1 ORDER BY created_at, ignore_hash", int64(user))
-	b.Queue("SELECT private_mode FROM player_settings WHERE user_hash = $1", int64(user))
-	br := s.pool.SendBatch(cctx, b)
-	defer br.Close()
-	var l Lists
-	var err error
-	if l.Friends, err = readHashes(br); err != nil {
-		return l, err
-	}
-	if l.Ignores, err = readHashes(br); err != nil {
-		return l, err
-	}
-	var mode int16
-	err = br.QueryRow().Scan(&mode)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return l, err
-	}
-	l.Mode = uint8(mode)
-	return l, br.Close()
-}
-
-func readHashes(br pgx.BatchResults) ([]uint64, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	var out []uint64
-	for rows.Next() {
-		var h int64
-		if err := rows.Scan(&h); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out = append(out, uint64(h))
-	}
-	rows.Close()
-	return out, rows.Err()
+	return res.lists, nil
 }
 
 // LoadSave returns a player's save blob, or an empty one when there is
