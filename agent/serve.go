@@ -102,7 +102,9 @@ func toWire(err error) error {
 	return err
 }
 
-// subscribe serves host.cmd and each instance's cmd and files.cmd.
+// subscribe serves each instance's cmd and files.cmd, then host.cmd last:
+// NATS processes subscriptions in order, so once ping answers, every
+// subject is served.
 func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscription, error) {
 	lic := a.cfg.Agent.LicenseID
 	var subs []*nats.Subscription
@@ -113,9 +115,6 @@ func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscript
 		}
 		return err
 	}
-	if err := add(wire.HostCmdSubject(lic), a.hostFuncs()); err != nil {
-		return nil, err
-	}
 	for _, inst := range a.instances {
 		if err := add(wire.CmdSubject(lic, inst.cfg.ID), a.instanceFuncs(inst)); err != nil {
 			return nil, err
@@ -123,6 +122,9 @@ func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscript
 		if err := add(wire.FilesCmdSubject(lic, inst.cfg.ID), filesFuncs(inst)); err != nil {
 			return nil, err
 		}
+	}
+	if err := add(wire.HostCmdSubject(lic), a.hostFuncs()); err != nil {
+		return nil, err
 	}
 	return subs, nil
 }
