@@ -136,7 +136,8 @@ func (c *testCluster) start(id uint8, tweak ...func(*ether.Config)) *testNode {
 	return tn
 }
 
-// settle waits until every running node sees every other one, so that
+// settle waits until every running node sees every other one of its
+// cluster, so that
 // the peer-up events of a start (which refresh and rebroadcast presence)
 // are over before a test looks at frames.
 func (c *testCluster) settle() {
@@ -152,7 +153,8 @@ func (c *testCluster) settle() {
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			want := slices.DeleteFunc(slices.Clone(ids), func(x uint8) bool { return x == id })
+			name := c.nodes[id].cfg.ClusterName
+			want := slices.DeleteFunc(slices.Clone(ids), func(x uint8) bool { return x == id || c.nodes[x].cfg.ClusterName != name })
 			if got := c.nodes[id].node.Health().Peers; !slices.Equal(got, want) {
 				return notYet("node %d sees %v, want %v", id, got, want)
 			}
