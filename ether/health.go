@@ -3,6 +3,7 @@ package ether
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -102,7 +103,4 @@ func (n *Node) healthLoop(ctx context.Context) error {
 	}
 }
 
-func itoa(v uint8) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
+func itoa(v uint8) string { return strconv.Itoa(int(v)) }

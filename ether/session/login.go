@@ -136,12 +136,6 @@ func (m *Manager) checkLogin(user uint64) bool {
 	}
 	ctx, cancel := m.opCtx()
 	defer cancel()
-	if online, err := m.cluster.Online(ctx, user); err != nil || online {
-		if err != nil {
-			m.log.Warn("login check: cannot ask the cluster; denying", "user", user, "err", err)
-		}
-		return false
-	}
 	ok, err := m.cluster.Acquire(ctx, user)
 	if err != nil {
 		m.log.Warn("login check: cannot take the login lock; denying", "user", user, "err", err)
@@ -150,10 +144,16 @@ func (m *Manager) checkLogin(user uint64) bool {
 	if !ok {
 		return false
 	}
-	// A session may have started (and released its lock) between the
-	// first question and the lock: ask again now that we hold it.
+	// The lock is ours; a session that already runs somewhere (sessions
+	// release their lock when they start) must still deny. Asking after
+	// taking the lock leaves no gap for a session to start unseen.
 	if online, err := m.cluster.Online(ctx, user); err != nil || online {
-		_ = m.cluster.Release(ctx, user)
+		if err != nil {
+			m.log.Warn("login check: cannot ask the cluster; denying", "user", user, "err", err)
+		}
+		if err := m.cluster.Release(ctx, user); err != nil {
+			m.log.Debug("login lock not released; it expires on its own", "user", user, "err", err)
+		}
 		return false
 	}
 	m.hold(user, true)
