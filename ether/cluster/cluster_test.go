@@ -236,7 +236,7 @@ func TestMember_LoginLease(t *testing.T) {
 		ok, err := a.Acquire(ctx, 42)
 		return err == nil && ok
 	})
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("lease of 1s expired after %v", d)
 	}
 }
@@ -271,22 +271,27 @@ func TestMember_ConcurrentAcquireAcrossNodes_ExactlyOneWins(t *testing.T) {
 
 func TestMember_Liveness(t *testing.T) {
 	ns := natstest.Start(t)
-	a, ha, _ := start(t, fastConfig(ns.URL(), 10))
+	// a's timeout is long enough to tell a goodbye (at once) from a
+	// crash (noticed after the timeout), even on a loaded machine.
+	cfgA := fastConfig(ns.URL(), 10)
+	cfgA.NodeTimeout = 3 * time.Second
+	a, ha, _ := start(t, cfgA)
 	b, _, _ := start(t, fastConfig(ns.URL(), 11))
 	_, _, stopC := start(t, fastConfig(ns.URL(), 12))
 	poll.True(t, 5*time.Second, "peers seen", func() bool { return slices.Equal(a.Peers(), []uint8{11, 12}) })
 
-	// A graceful stop says goodbye: down at once.
 	stopC()
-	poll.True(t, 250*time.Millisecond, "goodbye seen before the timeout", func() bool {
+	poll.True(t, 1500*time.Millisecond, "goodbye seen before the timeout", func() bool {
 		return slices.Equal(a.Peers(), []uint8{11})
 	})
-	// A crash is noticed through missing heartbeats.
+	crashed := time.Now()
 	b.Close()
-	poll.True(t, 2*time.Second, "crash noticed", func() bool { return len(a.Peers()) == 0 })
-	// A restarted node is up again.
+	poll.True(t, 10*time.Second, "crash noticed", func() bool { return len(a.Peers()) == 0 })
+	if d := time.Since(crashed); d < 2*time.Second {
+		t.Fatalf("crash noticed after %v, before the 3s timeout", d)
+	}
 	start(t, fastConfig(ns.URL(), 11))
-	poll.True(t, 2*time.Second, "restart noticed", func() bool { return slices.Equal(a.Peers(), []uint8{11}) })
+	poll.True(t, 5*time.Second, "restart noticed", func() bool { return slices.Equal(a.Peers(), []uint8{11}) })
 	_, events, _ := ha.snapshot()
 	want := []string{"up 11", "up 12", "down 12", "down 11", "up 11"}
 	if len(events) < 2 || !slices.Equal(events[2:], want[2:]) {
