@@ -3,10 +3,12 @@ package ether_test
 import (
 	"bytes"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/corrosion/corrosion/ether"
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/natstest"
 )
 
 func TestPlayerSaves_SaveAckLoad(t *testing.T) {
@@ -50,4 +52,18 @@ func TestClusterName_TwoClustersShareOneNATSServer(t *testing.T) {
 	blue.expect(allowed(p))
 	red.send(proto.LoginCheck{User37: f})
 	red.expect(allowed(f))
+}
+
+func TestRun_StartsWithoutNATS(t *testing.T) {
+	c := newTestCluster(t, "")
+	dead := "nats://127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))
+	w := connectWorld(t, c.start(10, func(cfg *ether.Config) { cfg.ClusterHosts = []string{dead} }))
+	const a, b = 97, 98 // b lists a; both on this node
+	c.friends(b, a)
+	w.login(a) // the login lock falls back to a node-local one
+	if got := w.login(b); !reflect.DeepEqual(got[0], ufl(b, a, 10)) {
+		t.Fatalf("local presence without NATS: %#v", got)
+	}
+	w.send(proto.LoginCheck{User37: a})
+	w.expect(denied(a))
 }
