@@ -6,25 +6,18 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
-// PingReply is the host.cmd ping payload.
-type PingReply struct {
-	Version       string `json:"version"`
-	Commit        string `json:"commit"`
-	UptimeSeconds int64  `json:"uptime_seconds"`
-}
-
 func (a *Agent) hostFuncs() funcTable {
 	return funcTable{
 		funcs: map[string]handler{
 			"ping": func(context.Context, wire.Request) (any, error) {
-				return PingReply{Version: a.build.Version, Commit: a.build.Commit,
+				return wire.PingReply{Version: a.build.Version, Commit: a.build.Commit,
 					UptimeSeconds: a.uptimeSeconds()}, nil
 			},
 			"probe": func(ctx context.Context, _ wire.Request) (any, error) {
-				return map[string]any{"report": a.prober.Probe(ctx)}, nil
+				return wire.ProbeReply{Report: a.prober.Probe(ctx)}, nil
 			},
 			"sysinfo": func(ctx context.Context, _ wire.Request) (any, error) {
-				return map[string]any{"snapshot": a.Heartbeat(ctx)}, nil
+				return wire.SysinfoReply{Snapshot: a.Heartbeat(ctx)}, nil
 			},
 		},
 		// probe dials every target and sysinfo samples the host: keep

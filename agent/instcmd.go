@@ -23,14 +23,6 @@ type powerArgs struct {
 	TimeoutSeconds int  `json:"timeout_seconds"` // with wait; default 60
 }
 
-// StatusReply is the instance status payload.
-type StatusReply struct {
-	ID      string `json:"id"`
-	Game    string `json:"game"`
-	Managed bool   `json:"managed"`
-	supervise.Status
-}
-
 func (a *Agent) instanceFuncs(inst *instance) funcTable {
 	power := func(do func(ctx context.Context, inst *instance, args powerArgs) error) handler {
 		return func(ctx context.Context, req wire.Request) (any, error) {
@@ -76,13 +68,16 @@ func notManaged(inst *instance) error {
 	return wire.Errorf(wire.CodeNotManaged, "instance %s is unmanaged (no exec configured)", inst.cfg.ID)
 }
 
-func (a *Agent) status(inst *instance) StatusReply {
-	r := StatusReply{ID: inst.cfg.ID, Game: inst.cfg.Game, Managed: inst.sup != nil}
-	if inst.sup != nil {
-		r.Status = inst.sup.Status()
-	} else {
+func (a *Agent) status(inst *instance) wire.InstanceStatus {
+	r := wire.InstanceStatus{ID: inst.cfg.ID, Game: inst.cfg.Game, Managed: inst.sup != nil}
+	if inst.sup == nil {
 		r.State = unmanagedState(inst.cfg.Root)
+		return r
 	}
+	st := inst.sup.Status()
+	r.State, r.UptimeSeconds, r.PID, r.ExitCode = st.State, st.UptimeSeconds, st.PID, st.ExitCode
+	r.CrashCount, r.Busy, r.RestartIn, r.ManualStop = st.CrashCount, st.Busy, st.RestartIn, st.ManualStop
+	r.Adopted, r.DroppedLines = st.Adopted, st.DroppedLines
 	return r
 }
 
@@ -219,7 +214,7 @@ func logs(inst *instance, req wire.Request) (any, error) {
 	if inst.sup == nil {
 		return nil, notManaged(inst)
 	}
-	return map[string]any{"lines": inst.sup.Logs(args.Lines)}, nil
+	return wire.LogsReply{Lines: inst.sup.Logs(args.Lines)}, nil
 }
 
 func send(inst *instance, req wire.Request) error {

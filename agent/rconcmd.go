@@ -104,5 +104,5 @@ func rconExec(ctx context.Context, inst *instance, req wire.Request) (any, error
 		}
 		return nil, wire.Errorf(rcon.Code(err), "rcon %s: %v", inst.cfg.ID, err)
 	}
-	return map[string]any{"output": out}, nil
+	return wire.RCONReply{Output: out}, nil
 }

@@ -122,18 +122,18 @@ func New(opts Options) (*Supervisor, error) {
 // ID is the instance id.
 func (s *Supervisor) ID() string { return s.cfg.ID }
 
-// Status is a snapshot of the supervisor.
+// Status is a snapshot of the supervisor (see wire.InstanceStatus).
 type Status struct {
-	State         string `json:"state"`
-	UptimeSeconds int64  `json:"uptime_seconds"`
-	PID           int    `json:"pid,omitempty"`
-	ExitCode      *int   `json:"exit_code,omitempty"`
-	CrashCount    int    `json:"crash_count"`
-	Busy          string `json:"busy,omitempty"`
-	RestartIn     *int64 `json:"restart_in_seconds,omitempty"` // a crash restart is pending
-	ManualStop    bool   `json:"manual_stop,omitempty"`
-	Adopted       bool   `json:"adopted,omitempty"`
-	DroppedLines  int64  `json:"console_dropped_lines,omitempty"`
+	State         string
+	UptimeSeconds int64
+	PID           int
+	ExitCode      *int   // of the last run
+	CrashCount    int    // since the last manual start
+	Busy          string // the power action in progress
+	RestartIn     *int64 // seconds until a pending crash restart
+	ManualStop    bool
+	Adopted       bool
+	DroppedLines  int64
 }
 
 // Status returns the current status.

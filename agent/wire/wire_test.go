@@ -120,3 +120,31 @@ func FuzzDecodeRequest(f *testing.F) {
 		_ = req.Decode(&args) // may fail with ErrBadArgs, must not panic
 	})
 }
+
+// TestReplies_DecodeAsThePanelWill: a success reply decodes into the reply
+// type and its Status head at once.
+func TestReplies_DecodeAsThePanelWill(t *testing.T) {
+	code := 137
+	b, err := EncodeSuccess(InstanceStatus{ID: "w", State: StateStopped, ExitCode: &code, CrashCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Status
+		InstanceStatus
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Err() != nil || rep.State != StateStopped || *rep.ExitCode != 137 || rep.CrashCount != 2 {
+		t.Fatalf("decoded %+v", rep)
+	}
+	var e Status
+	if err := json.Unmarshal(EncodeError(Errorf(CodeBusy, "busy now")), &e); err != nil {
+		t.Fatal(err)
+	}
+	var we *Error
+	if err := e.Err(); !errors.As(err, &we) || we.Code != CodeBusy || we.Msg != "busy now" {
+		t.Fatalf("error reply decoded to %v", e.Err())
+	}
+}

@@ -1,0 +1,49 @@
+package wire
+
+// Reply payloads, for the panel to decode. Each is sent with the fields of
+// Status ("status": "success") added.
+
+// PingReply answers host.cmd ping.
+type PingReply struct {
+	Version       string `json:"version"`
+	Commit        string `json:"commit"`
+	UptimeSeconds int64  `json:"uptime_seconds"`
+}
+
+// ProbeReply answers host.cmd probe.
+type ProbeReply struct {
+	Report ProbeReport `json:"report"`
+}
+
+// SysinfoReply answers host.cmd sysinfo.
+type SysinfoReply struct {
+	Snapshot Heartbeat `json:"snapshot"`
+}
+
+// InstanceStatus answers the status func, and start, stop, restart and
+// kill (the status after the action began, or after it ended with "wait").
+type InstanceStatus struct {
+	ID            string `json:"id"`
+	Game          string `json:"game"`
+	Managed       bool   `json:"managed"`
+	State         string `json:"state"`
+	UptimeSeconds int64  `json:"uptime_seconds"`
+	PID           int    `json:"pid,omitempty"`
+	ExitCode      *int   `json:"exit_code,omitempty"`          // of the last run
+	CrashCount    int    `json:"crash_count"`                  // since the last manual start
+	Busy          string `json:"busy,omitempty"`               // the power action in progress
+	RestartIn     *int64 `json:"restart_in_seconds,omitempty"` // a crash restart is pending
+	ManualStop    bool   `json:"manual_stop,omitempty"`        // no auto-restart until a manual start
+	Adopted       bool   `json:"adopted,omitempty"`            // taken over from a previous agent
+	DroppedLines  int64  `json:"console_dropped_lines,omitempty"`
+}
+
+// LogsReply answers the logs func: the most recent lines, oldest first.
+type LogsReply struct {
+	Lines []ConsoleLine `json:"lines"`
+}
+
+// RCONReply answers the rcon func.
+type RCONReply struct {
+	Output string `json:"output"`
+}
