@@ -81,7 +81,8 @@ func TestBinary_VersionAndBadUsage(t *testing.T) {
 func TestBinary_MigrateRunLoginCheckAndSIGTERM(t *testing.T) {
 	bin := testbin.Build(t, "./ether/cmd/ether")
 	ns := natstest.Start(t)
-	env := dbEnv(t, pgtest.NewDatabase(t), "ether_e2e_"+strconv.Itoa(os.Getpid()))
+	// A database name of its own, which `ether migrate` must create.
+	env := dbEnv(t, pgtest.NewDatabase(t), "ether_e2e_"+strconv.Itoa(os.Getpid())+"_"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	port := natstest.FreePort(t)
 	env = append(env, "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+ns.URL())
 	runArgs := []string{"run", "--ether-port", strconv.Itoa(port), "--cluster-name", "e2e"}
