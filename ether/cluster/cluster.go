@@ -82,6 +82,9 @@ type Handler interface {
 	// PresenceFor is the node at which asker sees user (0 when hidden);
 	// ok is false when user has no ready session on this node.
 	PresenceFor(user, asker uint64) (node uint8, ok bool)
+	// HasSession reports whether user has a session on this node, ready
+	// or still starting.
+	HasSession(user uint64) bool
 	// DeliverPM hands a private message to target's session.
 	DeliverPM(target uint64, pm PM) PMResult
 	// ApplyPresence updates the local sessions that list each player; with

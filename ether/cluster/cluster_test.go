@@ -41,6 +41,13 @@ func (t *table) PresenceFor(user, asker uint64) (uint8, bool) {
 	return p.VisibleNode(asker), ok
 }
 
+func (t *table) HasSession(user uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.sessions[user]
+	return ok
+}
+
 func (t *table) DeliverPM(target uint64, pm PM) PMResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()

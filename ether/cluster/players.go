@@ -77,7 +77,7 @@ func (m *Member) serve(msg *nats.Msg) {
 	case kindPM:
 		reply = []byte{replyResult, byte(m.h.DeliverPM(user, req.pm))}
 	case kindPing:
-		if _, ok := m.h.PresenceFor(user, 0); ok {
+		if m.h.HasSession(user) {
 			reply = []byte{replyYes}
 		} else {
 			reply = []byte{replyNoSession}

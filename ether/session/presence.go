@@ -173,6 +173,9 @@ func (m *Manager) PresenceFor(user, asker uint64) (uint8, bool) {
 	return s.visibleLocked(m.cfg.NodeID, asker), true
 }
 
+// HasSession answers another node's login check.
+func (m *Manager) HasSession(user uint64) bool { return m.get(user) != nil }
+
 // refreshAll makes every session refresh its friends and rebroadcast its
 // own presence (the world sends it after a reconnect, once it resynced its
 // players). Sessions of a lost link that were not resynced are left to
