@@ -165,7 +165,9 @@ func TestPrivateMessages_RoutingAndDropRules(t *testing.T) {
 	w10.t, w11.t = t, t
 	w10.send(pm(local, "same node"))
 	expectPM(w10, local, "same node")
-	if slices.Sort(ids); slices.Compact(ids) != nil && len(slices.Compact(ids)) != len(ids) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	if len(slices.Compact(sorted)) != len(ids) {
 		t.Fatalf("msg ids repeat: %v", ids)
 	}
 	poll.Until(t, wait, func() error {
