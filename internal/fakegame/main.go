@@ -31,6 +31,7 @@ type knobs struct {
 	echoStdin     bool
 	flood         int
 	floodDevNull  bool
+	floodReport   string
 	spawnChild    bool
 	lineText      string
 	pidFile       string
@@ -53,6 +54,7 @@ func main() {
 	flag.BoolVar(&k.echoStdin, "echo-stdin", true, "print each stdin line as 'echo: LINE' on stdout")
 	flag.IntVar(&k.flood, "flood", 0, "print this many stdout lines as fast as possible, then exit")
 	flag.BoolVar(&k.floodDevNull, "flood-devnull", false, "with -flood: write to /dev/null instead (baseline)")
+	flag.StringVar(&k.floodReport, "flood-report", "", "with -flood: also write the rate report to this file")
 	flag.BoolVar(&k.spawnChild, "spawn-child", false, "start a grandchild that sleeps; print 'child pid N'")
 	flag.StringVar(&k.lineText, "line", "tick", "text of the rate-driven output lines")
 	flag.StringVar(&k.pidFile, "pid-file", "", "write the pid here at start")
@@ -170,6 +172,10 @@ func flood(k knobs) int {
 	}
 	w.Flush()
 	el := time.Since(start)
-	fmt.Fprintf(os.Stderr, "flood lines=%d seconds=%.6f\n", k.flood, el.Seconds())
+	report := fmt.Sprintf("flood lines=%d seconds=%.6f\n", k.flood, el.Seconds())
+	fmt.Fprint(os.Stderr, report)
+	if k.floodReport != "" {
+		_ = os.WriteFile(k.floodReport, []byte(report), 0o644)
+	}
 	return k.exitCode
 }
