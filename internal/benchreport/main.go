@@ -21,7 +21,18 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "report file")
 	pkgs := flag.String("pkgs", "./...", "packages to benchmark")
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime")
+	from := flag.String("from", "", "render saved `go test -bench` output instead of running it")
 	flag.Parse()
+	if *from != "" {
+		f, err := os.Open(*from)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		write(*out, parse(f))
+		return
+	}
 	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", *benchtime, "-timeout", "30m"}
 	args = append(args, strings.Fields(*pkgs)...)
 	fmt.Fprintf(os.Stderr, "benchreport: go %s\n", strings.Join(args, " "))
@@ -30,17 +41,20 @@ func main() {
 	cmd.Stdout = io.MultiWriter(os.Stderr, &buf)
 	cmd.Stderr = os.Stderr
 	runErr := cmd.Run()
-	results := parse(&buf)
-	report := render(results, machine(), time.Now().UTC())
-	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
-		os.Exit(1)
-	}
-	fmt.Fprintf(os.Stderr, "benchreport: wrote %s (%d results)\n", *out, len(results))
+	write(*out, parse(&buf))
 	if runErr != nil {
 		fmt.Fprintf(os.Stderr, "benchreport: go test failed: %v\n", runErr)
 		os.Exit(1)
 	}
+}
+
+func write(out string, results []result) {
+	report := render(results, machine(), time.Now().UTC())
+	if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "benchreport: wrote %s (%d results)\n", out, len(results))
 }
 
 // result is one benchmark line.

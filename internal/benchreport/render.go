@@ -120,9 +120,21 @@ func figures(r result) string {
 	return strings.Join(parts, ", ")
 }
 
+// generic are the units every Go benchmark reports; when a benchmark
+// reports figures of its own, those are what it measures and the generic
+// ones (per-op time of a scenario that ran once) are left out of ratios.
+var generic = map[string]bool{"ns/op": true, "B/op": true, "allocs/op": true, "MB/s": true}
+
 func ratios(r, base result) string {
 	var parts []string
+	own := false
+	for _, m := range r.metrics {
+		own = own || !generic[m.unit]
+	}
 	for _, u := range ratioUnits {
+		if own && generic[u] {
+			continue
+		}
 		v, ok1 := r.get(u)
 		bv, ok2 := base.get(u)
 		if !ok1 || !ok2 || bv == 0 {
