@@ -411,3 +411,45 @@ root = "/nonexistent"
 	}
 	_ = fmt.Sprint()
 }
+
+func TestAgent_StartsWhileNATSIsDown(t *testing.T) {
+	h := prepareHarness(t, 60, `
+[[instance]]
+id = "early"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+autostart = true
+`, "")
+	h.ns.Shutdown()
+	h.launch() // the agent boots before the network
+	poll.True(t, 10*time.Second, "autostart while NATS is down", func() bool {
+		return strings.Contains(h.agentOut.String(), "state=running")
+	})
+	h.ns.Restart()
+	h.waitReady()
+	if st := h.waitState("early", "running"); st["pid"] == nil {
+		t.Fatalf("status %v", st)
+	}
+}
+
+func TestAgent_KillOverNATS(t *testing.T) {
+	h := newHarness(t, 60, `
+[[instance]]
+id = "stubborn"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+args = ["-ignore-sigterm"]
+stop_timeout_seconds = 60
+`)
+	h.mustErr(h.cmd("stubborn", `{"func":"kill"}`), wire.CodeNotRunning)
+	h.mustOK(h.cmd("stubborn", `{"func":"start","wait":true}`))
+	h.waitLine("stubborn", "fakegame starting")
+	h.mustOK(h.cmd("stubborn", `{"func":"stop"}`))
+	h.waitLine("stubborn", "ignoring")
+	rep := h.mustOK(h.cmd("stubborn", `{"func":"kill","wait":true}`))
+	if rep["state"] != "stopped" || rep["exit_code"] != float64(137) || rep["manual_stop"] != true {
+		t.Fatalf("kill reply %v", rep)
+	}
+}

@@ -143,6 +143,13 @@ func (h *harness) watch() {
 
 func (h *harness) startAgent() {
 	h.t.Helper()
+	h.launch()
+	h.waitReady()
+}
+
+// launch starts the agent process without waiting for it.
+func (h *harness) launch() {
+	h.t.Helper()
 	h.agentOut = &testbin.Output{}
 	h.agent = exec.Command(h.bin, "run", "--config", h.cfgPath)
 	h.agent.Stdout, h.agent.Stderr = h.agentOut, h.agentOut
@@ -150,6 +157,11 @@ func (h *harness) startAgent() {
 	if err := h.agent.Start(); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// waitReady waits until the agent answers ping.
+func (h *harness) waitReady() {
+	h.t.Helper()
 	poll.Until(h.t, 15*time.Second, func() error {
 		_, err := h.request(wire.HostCmdSubject(license), `{"func":"ping"}`)
 		return err

@@ -4,6 +4,7 @@ package natstest
 
 import (
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -14,11 +15,14 @@ import (
 
 // Server is an embedded NATS server bound to 127.0.0.1 that can be stopped
 // and restarted on the same port and store, to test reconnects.
+// Its methods are safe for concurrent use.
 type Server struct {
-	t    testing.TB
-	port int
-	dir  string
-	srv  *server.Server // nil while stopped
+	t    testing.TB // immutable
+	port int        // immutable
+	dir  string     // immutable
+
+	mu  sync.Mutex
+	srv *server.Server // guarded by mu; nil while stopped
 }
 
 // Start launches a server and registers its shutdown with t.Cleanup.
@@ -38,6 +42,12 @@ func (s *Server) Port() int { return s.port }
 
 // Shutdown stops the server; it is safe to call more than once.
 func (s *Server) Shutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shutdownLocked()
+}
+
+func (s *Server) shutdownLocked() {
 	if s.srv != nil {
 		s.srv.Shutdown()
 		s.srv.WaitForShutdown()
@@ -49,7 +59,9 @@ func (s *Server) Shutdown() {
 // and JetStream store.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.Shutdown()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shutdownLocked()
 	srv, err := natsembed.Start(natsembed.Options{Port: s.port, StoreDir: s.dir})
 	if err != nil {
 		s.t.Fatalf("natstest: %v", err)
