@@ -173,11 +173,20 @@ func New(cfg Config, log *slog.Logger) (*Member, error) {
 
 // Start subscribes to the cluster's shared subjects, handing what arrives
 // to h. Call it once, before Run and before any Join.
+//
+// When NATS is reachable, Start returns once the server has registered the
+// subscriptions, so a presence broadcast sent after Start (by anyone)
+// reaches this member. When it is not, they are registered on connect.
 func (m *Member) Start(h Handler) error {
 	m.h = h
 	if err := m.subscribeShared(); err != nil {
 		m.nc.Close()
 		return err
+	}
+	if m.nc.IsConnected() {
+		if err := m.nc.FlushTimeout(5 * time.Second); err != nil {
+			m.log.Warn("flush subscriptions", "err", err)
+		}
 	}
 	return nil
 }
