@@ -38,8 +38,6 @@ type Agent struct {
 	collector *telemetry.Collector // immutable
 	prober    *telemetry.Prober    // immutable
 	pub       *publisher           // immutable
-	ncMu      sync.Mutex           // guards nc during Run's setup and teardown
-	nc        *nats.Conn           // guarded by ncMu
 	hbKick    chan struct{}        // asks the heartbeat loop to publish now
 }
 
@@ -121,9 +119,6 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.ncMu.Lock()
-	a.nc = nc
-	a.ncMu.Unlock()
 	a.pub.setConn(nc)
 	subs, err := a.subscribe(ctx, nc)
 	if err != nil {

@@ -37,7 +37,7 @@ func (s *Supervisor) logPath(stream string) string {
 // startFollowing starts the tailers of r at the given offsets.
 func (s *Supervisor) startFollowing(r *run, offsets map[string]int64) {
 	for _, stream := range []string{wire.StreamStdout, wire.StreamStderr} {
-		t := newTailer(s.logPath(stream), stream, offsets[stream], s.con, func(lines [][]byte) {
+		t := newTailer(s.logPath(stream), stream, offsets[stream], s.con, s.log, func(lines [][]byte) {
 			s.checkReady(r, lines)
 		})
 		r.tails = append(r.tails, t)

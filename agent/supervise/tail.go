@@ -3,6 +3,7 @@ package supervise
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"sync/atomic"
 	"time"
@@ -20,22 +21,23 @@ const (
 // writes with O_APPEND; when the file passes MaxLogBytes the tailer reads it
 // to the end and truncates it, and the child's next write lands at 0.
 type tailer struct {
-	path    string                 // immutable
-	stream  string                 // immutable
-	con     *console               // immutable
-	onLines func(lines [][]byte)   // immutable; may be nil (readiness check)
-	offset  atomic.Int64           // bytes consumed; persisted for adoption
-	stop    chan struct{}          // closed to stop after a final drain
-	done    chan struct{}          // closed when run returns
-	carry   []byte                 // owned by run: an unterminated line
-	lines   [][]byte               // owned by run: reused line views
-	maxSize int64                  // immutable
-	clock   func() time.Time       // immutable
-	lastErr atomic.Pointer[string] // last read error, for diagnostics
+	path    string               // immutable
+	stream  string               // immutable
+	con     *console             // immutable
+	onLines func(lines [][]byte) // immutable; may be nil (readiness check)
+	offset  atomic.Int64         // bytes consumed; persisted for adoption
+	stop    chan struct{}        // closed to stop after a final drain
+	done    chan struct{}        // closed when run returns
+	carry   []byte               // owned by run: an unterminated line
+	lines   [][]byte             // owned by run: reused line views
+	maxSize int64                // immutable
+	clock   func() time.Time     // immutable
+	log     *slog.Logger         // immutable
+	lastErr string               // owned by run: the last read error logged
 }
 
-func newTailer(path, stream string, offset int64, con *console, onLines func([][]byte)) *tailer {
-	t := &tailer{path: path, stream: stream, con: con, onLines: onLines,
+func newTailer(path, stream string, offset int64, con *console, log *slog.Logger, onLines func([][]byte)) *tailer {
+	t := &tailer{path: path, stream: stream, con: con, onLines: onLines, log: log,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		maxSize: con.lim.MaxLogBytes, clock: time.Now}
 	t.offset.Store(offset)
@@ -77,8 +79,7 @@ func (t *tailer) readAvailable(buf []byte) int {
 	f, err := os.OpenFile(t.path, os.O_RDWR, 0)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			s := err.Error()
-			t.lastErr.Store(&s)
+			t.readFailed(err)
 		}
 		return 0
 	}
@@ -97,8 +98,7 @@ func (t *tailer) readAvailable(buf []byte) int {
 		}
 		if err != nil || n < len(buf) {
 			if err != nil && !errors.Is(err, io.EOF) {
-				s := err.Error()
-				t.lastErr.Store(&s)
+				t.readFailed(err)
 			}
 			break
 		}
@@ -116,6 +116,14 @@ func (t *tailer) readAvailable(buf []byte) int {
 	}
 	t.offset.Store(off)
 	return total
+}
+
+// readFailed logs a read error once, not on every poll.
+func (t *tailer) readFailed(err error) {
+	if msg := err.Error(); msg != t.lastErr {
+		t.lastErr = msg
+		t.log.Warn("read console log", "path", t.path, "err", err)
+	}
 }
 
 func (t *tailer) consume(p []byte) {
