@@ -308,11 +308,17 @@ func TestAgent_AdoptionAfterGracefulAgentStop(t *testing.T) {
 
 func TestAgent_NATSRestartMidRun(t *testing.T) {
 	h := newHarness(t, 60, oneGame)
-	h.mustOK(h.cmd("game1", `{"func":"start","wait":true}`))
+	pid := int(h.mustOK(h.cmd("game1", `{"func":"start","wait":true}`))["pid"].(float64))
 	poll.True(t, 10*time.Second, "first heartbeat", func() bool { return h.heartbeatCount() >= 1 })
 	h.ns.Shutdown()
-	// The agent keeps supervising while NATS is down: the game keeps running.
-	time.Sleep(300 * time.Millisecond)
+	// The agent keeps supervising while NATS is down: it notices the outage
+	// and the game keeps running.
+	poll.True(t, 10*time.Second, "agent saw the outage", func() bool {
+		return strings.Contains(h.agentOut.String(), "nats disconnected")
+	})
+	if processGone(pid) {
+		t.Fatal("the game died with the NATS connection")
+	}
 	before := h.heartbeatCount()
 	h.resetEvents()
 	h.ns.Restart()
