@@ -81,7 +81,15 @@ func TestAgent_HostCommands(t *testing.T) {
 }
 
 func TestAgent_Heartbeat(t *testing.T) {
-	h := newHarness(t, 1, oneGame)
+	h := newHarness(t, 1, oneGame+`
+[[instance]]
+id = "busy"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+autostart = true
+`)
+	h.waitState("busy", "running")
 	poll.True(t, 10*time.Second, "three heartbeats", func() bool { return h.heartbeatCount() >= 4 })
 	hb := h.lastHeartbeat()
 	if hb.Schema != 2 || hb.Agent.Version == "" || hb.Agent.OS == "" || hb.Agent.Arch == "" {
@@ -90,7 +98,7 @@ func TestAgent_Heartbeat(t *testing.T) {
 	if hb.Host.CPUCores == nil || hb.Host.MemTotalMB == nil || len(hb.Host.Disks) == 0 {
 		t.Fatalf("host telemetry missing: %+v", hb.Host)
 	}
-	if len(hb.Instances) != 2 {
+	if len(hb.Instances) != 3 {
 		t.Fatalf("instances %+v", hb.Instances)
 	}
 	byID := map[string]wire.InstanceReport{}
@@ -102,6 +110,13 @@ func TestAgent_Heartbeat(t *testing.T) {
 	}
 	if w := byID["watched"]; w.State != wire.StateConfigured || w.Game != "rust" {
 		t.Fatalf("unmanaged report %+v", w)
+	}
+	if g := byID["game1"]; g.CPUPercent != nil || g.RSSMB != nil {
+		t.Fatalf("a stopped instance reports process figures: %+v", g)
+	}
+	b := byID["busy"]
+	if b.State != wire.StateRunning || b.PID == 0 || b.UptimeSeconds < 1 || b.RSSMB == nil || *b.RSSMB == 0 || b.CPUPercent == nil {
+		t.Fatalf("running instance report %+v", b)
 	}
 	// Interval: 1 s ± 20% (plus scheduling slack).
 	h.mu.Lock()

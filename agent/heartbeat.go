@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"math"
 	"os"
 	"runtime"
 	"time"
@@ -52,8 +53,22 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 		Instances: make([]wire.InstanceReport, 0, len(a.instances)),
 		Probe:     a.prober.Last(),
 	}
+	var pids []int
 	for _, inst := range a.instances {
-		hb.Instances = append(hb.Instances, a.report(inst))
+		r := a.report(inst)
+		if r.PID > 0 {
+			pids = append(pids, r.PID)
+		}
+		hb.Instances = append(hb.Instances, r)
+	}
+	if len(pids) > 0 {
+		stats := a.collector.Procs(ctx, pids)
+		for i := range hb.Instances {
+			if st, ok := stats[hb.Instances[i].PID]; ok {
+				cpu, rss := math.Round(st.CPUPercent*10)/10, st.RSSMB
+				hb.Instances[i].CPUPercent, hb.Instances[i].RSSMB = &cpu, &rss
+			}
+		}
 	}
 	return hb
 }

@@ -114,6 +114,11 @@ type InstanceReport struct {
 	UptimeSeconds  int64   `json:"uptime_seconds"`
 	PID            int     `json:"pid,omitempty"`
 	RootDiskFreeMB *uint64 `json:"root_disk_free_mb,omitempty"`
+	// Of the instance's main process while it runs: CPU in percent of one
+	// CPU since the previous heartbeat (200 = two CPUs busy) and resident
+	// memory. Omitted when not running or not measurable.
+	CPUPercent *float64 `json:"cpu_percent,omitempty"`
+	RSSMB      *uint64  `json:"rss_mb,omitempty"`
 }
 
 // ProbeReport is the result of TCP probes to the configured targets.
