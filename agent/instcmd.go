@@ -77,7 +77,7 @@ func (a *Agent) status(inst *instance) wire.InstanceStatus {
 	st := inst.sup.Status()
 	r.State, r.UptimeSeconds, r.PID, r.ExitCode = st.State, st.UptimeSeconds, st.PID, st.ExitCode
 	r.CrashCount, r.Busy, r.RestartIn, r.ManualStop = st.CrashCount, st.Busy, st.RestartIn, st.ManualStop
-	r.Adopted, r.DroppedLines = st.Adopted, st.DroppedLines
+	r.Adopted, r.DroppedLines, r.SkippedBytes = st.Adopted, st.DroppedLines, st.SkippedBytes
 	return r
 }
 

@@ -49,6 +49,7 @@ type console struct {
 	windowCount int                // guarded by mu
 	throttled   bool               // guarded by mu; inside a throttling episode
 	dropped     int64              // guarded by mu; total lines dropped
+	skippedB    int64              // guarded by mu; bytes skipped unread during floods
 }
 
 func newConsole(id string, sink Sink, lim ConsoleLimits) *console {
@@ -131,6 +132,28 @@ func (c *console) last(n int) []wire.ConsoleLine {
 		out = append(out, c.ring[(c.next+i)%total])
 	}
 	return out
+}
+
+// hasRoom reports whether the current throttle window still admits lines.
+func (c *console) hasRoom(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return now.Sub(c.windowStart) >= c.lim.Window || c.windowCount < c.lim.LineLimit
+}
+
+// skipped counts output passed over unread because the throttle would have
+// dropped it.
+func (c *console) skipped(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.skippedB += n
+}
+
+// SkippedBytes is the output passed over unread during floods.
+func (c *console) SkippedBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.skippedB
 }
 
 // Dropped is the number of lines the throttle dropped so far.

@@ -40,6 +40,7 @@ func (s *Supervisor) startFollowing(r *run, offsets map[string]int64) {
 		t := newTailer(s.logPath(stream), stream, offsets[stream], s.con, s.log, func(lines [][]byte) {
 			s.checkReady(r, lines)
 		})
+		t.needAll = r.readyPending.Load
 		r.tails = append(r.tails, t)
 		go t.run()
 	}

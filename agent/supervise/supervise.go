@@ -133,7 +133,8 @@ type Status struct {
 	RestartIn     *int64 // seconds until a pending crash restart
 	ManualStop    bool
 	Adopted       bool
-	DroppedLines  int64
+	DroppedLines  int64 // lines the console throttle dropped
+	SkippedBytes  int64 // output passed over unread while throttled
 }
 
 // Status returns the current status.
@@ -141,7 +142,7 @@ func (s *Supervisor) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, CrashCount: s.crashes.total, Busy: s.busy,
-		ManualStop: s.manualStop, DroppedLines: s.con.Dropped()}
+		ManualStop: s.manualStop, DroppedLines: s.con.Dropped(), SkippedBytes: s.con.SkippedBytes()}
 	if s.lastExit != nil {
 		code := *s.lastExit
 		st.ExitCode = &code

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
@@ -34,6 +35,8 @@ type tailer struct {
 	clock   func() time.Time     // immutable
 	log     *slog.Logger         // immutable
 	lastErr string               // owned by run: the last read error logged
+	needAll func() bool          // immutable once running; may be nil: true while every line must be read
+	discard bool                 // owned by run: drop bytes up to the next newline (after a skip)
 }
 
 func newTailer(path, stream string, offset int64, con *console, log *slog.Logger, onLines func([][]byte)) *tailer {
@@ -90,6 +93,10 @@ func (t *tailer) readAvailable(buf []byte) int {
 	}
 	total := 0
 	for {
+		if t.shouldSkip() {
+			total += t.skip(f, &off)
+			break
+		}
 		n, err := f.ReadAt(buf, off)
 		if n > 0 {
 			off += int64(n)
@@ -118,6 +125,37 @@ func (t *tailer) readAvailable(buf []byte) int {
 	return total
 }
 
+// shouldSkip reports whether what is left in the file would only be
+// dropped: the throttle window has no room, and no ready_pattern is
+// waiting for a line.
+func (t *tailer) shouldSkip() bool {
+	if t.needAll != nil && t.needAll() {
+		return false
+	}
+	return !t.con.hasRoom(t.clock())
+}
+
+// skip jumps from *off to the end of the file without reading: during a
+// flood the throttle would drop those lines anyway, and not reading them
+// leaves the CPU to the game. The next read resumes at a line boundary.
+// It returns the bytes skipped.
+func (t *tailer) skip(f *os.File, off *int64) int {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= *off {
+		return 0
+	}
+	end := fi.Size()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], end-1); err == nil {
+		t.discard = last[0] != '\n' // landed inside a line: drop its rest
+	}
+	n := int(end - *off)
+	t.carry = t.carry[:0]
+	t.con.skipped(int64(n))
+	*off = end
+	return n
+}
+
 // readFailed logs a read error once, not on every poll.
 func (t *tailer) readFailed(err error) {
 	if msg := err.Error(); msg != t.lastErr {
@@ -127,6 +165,15 @@ func (t *tailer) readFailed(err error) {
 }
 
 func (t *tailer) consume(p []byte) {
+	if t.discard {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			t.con.skipped(int64(len(p)))
+			return
+		}
+		t.con.skipped(int64(i + 1))
+		p, t.discard = p[i+1:], false
+	}
 	data := p
 	if len(t.carry) > 0 {
 		data = append(t.carry, p...)

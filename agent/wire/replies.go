@@ -36,6 +36,7 @@ type InstanceStatus struct {
 	ManualStop    bool   `json:"manual_stop,omitempty"`        // no auto-restart until a manual start
 	Adopted       bool   `json:"adopted,omitempty"`            // taken over from a previous agent
 	DroppedLines  int64  `json:"console_dropped_lines,omitempty"`
+	SkippedBytes  int64  `json:"console_skipped_bytes,omitempty"` // passed over unread while throttled
 }
 
 // LogsReply answers the logs func: the most recent lines, oldest first.
