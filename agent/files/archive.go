@@ -56,11 +56,7 @@ type archiveSource struct {
 // entries inside a tree are skipped, like fm_list hides them; symlinks and
 // special files inside trees are skipped. The archive is written to a
 // temporary file and renamed into place; to must not exist.
-func (c *call) archive() (any, error) {
-	var a archiveArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
+func (c *call) archive(a archiveArgs) (any, error) {
 	if len(a.Paths) == 0 {
 		return nil, missingArg("paths")
 	}
@@ -68,7 +64,7 @@ func (c *call) archive() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	toRel, to, err := c.arg("to", a.To, false, true, false)
+	toRel, to, err := c.arg("to", a.To, lookup{missing: true})
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +87,7 @@ func (c *call) archiveSources(paths []string) ([]archiveSource, error) {
 	seen := map[string]bool{}
 	var srcs []archiveSource
 	for _, p := range paths {
-		rel, res, err := c.arg("paths", &p, true, false, false)
+		rel, res, err := c.arg("paths", &p, lookup{follow: true})
 		if err != nil {
 			return nil, err
 		}

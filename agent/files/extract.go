@@ -53,12 +53,8 @@ type plannedEntry struct {
 // more than ExtractMaxEntries entries or ExtractMaxBytes bytes. Existing
 // files are replaced (through a temporary file and a rename, so never
 // written through a symlink); a file cannot replace a directory.
-func (c *call) extract() (any, error) {
-	var a extractArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, src, err := c.arg("path", a.Path, true, false, false)
+func (c *call) extract(a extractArgs) (any, error) {
+	rel, src, err := c.arg("path", a.Path, lookup{follow: true})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +65,7 @@ func (c *call) extract() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	toRel, to, err := c.arg("to", a.To, true, true, true)
+	toRel, to, err := c.arg("to", a.To, lookup{follow: true, missing: true, dirIfNew: true})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +181,7 @@ func conflict(kinds map[string]bool, name string, isDir bool) error {
 // checkTarget resolves an entry's target as the tree is now and checks the
 // deny policy and the kind of what is already there.
 func (c *call) checkTarget(orig, target string, isDir bool) (string, error) {
-	res, err := resolve(c.r, target, isDir, true)
+	res, err := resolve(c.r, target, lookup{follow: isDir, missing: true})
 	if err != nil {
 		return "", err
 	}

@@ -114,20 +114,32 @@ type call struct {
 
 type handlerFunc func(c *call) (any, error)
 
+// handle adapts a handler taking its request's arguments decoded into A;
+// arguments of the wrong type are bad_args.
+func handle[A any](h func(c *call, a A) (any, error)) handlerFunc {
+	return func(c *call) (any, error) {
+		var a A
+		if err := c.req.Decode(&a); err != nil {
+			return nil, badArgs("%s: %v", c.req.Func, err)
+		}
+		return h(c, a)
+	}
+}
+
 // handlers maps every supported func to its handler.
 var handlers = map[string]handlerFunc{
-	"fm_list":    (*call).list,
-	"fm_stat":    (*call).stat,
-	"fm_read":    (*call).read,
-	"fm_save":    (*call).save,
-	"fm_mkdir":   (*call).mkdir,
-	"fm_rename":  (*call).rename,
-	"fm_copy":    (*call).copy,
-	"fm_delete":  (*call).delete,
-	"fm_chmod":   (*call).chmod,
-	"fm_search":  (*call).search,
-	"fm_archive": (*call).archive,
-	"fm_extract": (*call).extract,
+	"fm_list":    handle((*call).list),
+	"fm_stat":    handle((*call).stat),
+	"fm_read":    handle((*call).read),
+	"fm_save":    handle((*call).save),
+	"fm_mkdir":   handle((*call).mkdir),
+	"fm_rename":  handle((*call).rename),
+	"fm_copy":    handle((*call).copy),
+	"fm_delete":  handle((*call).delete),
+	"fm_chmod":   handle((*call).chmod),
+	"fm_search":  handle((*call).search),
+	"fm_archive": handle((*call).archive),
+	"fm_extract": handle((*call).extract),
 }
 
 // Funcs lists the supported func names, sorted.
@@ -142,13 +154,31 @@ func Funcs() []string {
 
 // Handle serves one decoded files.cmd request. It returns a payload for
 // wire.EncodeSuccess (a struct marshalling to a JSON object) or a
-// *wire.Error with a stable code.
+// *wire.Error with a stable code. Handle logs a failed request (once: the
+// caller only replies); see logLevel for the levels.
 func (m *Manager) Handle(ctx context.Context, req wire.Request) (any, error) {
+	start := time.Now()
+	out, err := m.serve(ctx, req)
+	took := time.Since(start)
+	if err != nil {
+		var we *wire.Error
+		if !errors.As(err, &we) {
+			we = wire.Errorf(wire.CodeInternal, "%v", err)
+		}
+		m.log.Log(ctx, logLevel(we.Code), "request failed", "func", req.Func, "code", we.Code, "err", we.Msg, "took", took)
+		return nil, err
+	}
+	m.log.Debug("request served", "func", req.Func, "took", took)
+	return out, nil
+}
+
+// serve runs req's handler on a freshly opened root; every error it
+// returns is a *wire.Error.
+func (m *Manager) serve(ctx context.Context, req wire.Request) (any, error) {
 	h, ok := handlers[req.Func]
 	if !ok {
 		return nil, wire.UnknownFunc(req.Func, Funcs())
 	}
-	start := time.Now()
 	r, err := m.openRoot()
 	if err != nil {
 		return nil, err
@@ -156,10 +186,27 @@ func (m *Manager) Handle(ctx context.Context, req wire.Request) (any, error) {
 	defer r.Close()
 	out, err := h(&call{m: m, ctx: ctx, r: r, req: req})
 	if err != nil {
-		return nil, finalErr(req.Func, err) // the caller replies and logs
+		return nil, finalErr(req.Func, err)
 	}
-	m.log.Debug("request served", "func", req.Func, "took", time.Since(start))
 	return out, nil
+}
+
+// logLevel is the level a failed request is logged at: internal errors
+// are the agent's problem (error); an unusable root or the operating
+// system refusing access need the operator (warn); requests the policy
+// refused are worth a trace (info); other client errors (bad arguments,
+// missing paths, ...) are routine (debug). Messages carry paths and
+// causes, never file content.
+func logLevel(code string) slog.Level {
+	switch code {
+	case wire.CodeInternal:
+		return slog.LevelError
+	case CodeRootMissing, CodePermission:
+		return slog.LevelWarn
+	case CodeOutsideRoot, CodeDenied:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
 }
 
 func (m *Manager) openRoot() (*os.Root, error) {
@@ -171,14 +218,6 @@ func (m *Manager) openRoot() (*os.Root, error) {
 		return nil, wire.Errorf(CodeRootMissing, "instance root missing: %s", m.root)
 	}
 	return nil, wire.Errorf(wire.CodeInternal, "open instance root: %v", err)
-}
-
-// decode unmarshals the request's arguments into v.
-func (c *call) decode(v any) error {
-	if err := c.req.Decode(v); err != nil {
-		return badArgs("%s: %v", c.req.Func, err)
-	}
-	return nil
 }
 
 // denied reports whether any of the paths is denied; paths equal to
@@ -195,11 +234,18 @@ func (c *call) denied(isDir bool, paths ...string) bool {
 	return false
 }
 
+// lookup says how arg resolves a path argument.
+type lookup struct {
+	follow   bool // follow a symlink at the last name
+	missing  bool // the path need not exist (resolved.info is then nil)
+	dirIfNew bool // a missing path is judged as a directory by the denylist
+}
+
 // arg resolves a required path argument: it must be present, clean, inside
 // the root and not denied (checked on the request path and the resolved
 // one). The resolved path's type decides isDir for the deny check; a
-// missing path counts as wantDir.
-func (c *call) arg(name string, p *string, followLast, allowMissing, wantDir bool) (string, resolved, error) {
+// missing path counts as lk.dirIfNew.
+func (c *call) arg(name string, p *string, lk lookup) (string, resolved, error) {
 	if p == nil {
 		return "", resolved{}, missingArg(name)
 	}
@@ -207,11 +253,11 @@ func (c *call) arg(name string, p *string, followLast, allowMissing, wantDir boo
 	if err != nil {
 		return "", resolved{}, err
 	}
-	res, err := resolve(c.r, rel, followLast, allowMissing)
+	res, err := resolve(c.r, rel, lk)
 	if err != nil {
 		return "", resolved{}, err
 	}
-	isDir := wantDir
+	isDir := lk.dirIfNew
 	if res.info != nil {
 		isDir = res.info.IsDir()
 	}

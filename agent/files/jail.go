@@ -97,13 +97,13 @@ type resolved struct {
 // each symlink by its target, so that the deny policy sees the real path and
 // the operation gets a path without symlinks. Absolute targets and targets
 // climbing above the root are outside_root. The last name is followed only
-// if followLast. A missing path is not_found unless allowMissing, in which
+// if lk.follow. A missing path is not_found unless lk.missing, in which
 // case the unresolved rest is appended and info is nil.
 //
 // Resolution is a check, not the jail: the operation that follows goes
 // through os.Root, which refuses to leave the root even if the tree changes
 // in between.
-func resolve(r *os.Root, rel string, followLast, allowMissing bool) (resolved, error) {
+func resolve(r *os.Root, rel string, lk lookup) (resolved, error) {
 	todo := splitRel(rel)
 	var done []string
 	var info fs.FileInfo // Lstat of done while it is current
@@ -120,13 +120,13 @@ func resolve(r *os.Root, rel string, followLast, allowMissing bool) (resolved, e
 		}
 		cand := joinRel(append(done, c)...)
 		fi, err := r.Lstat(cand)
-		if errors.Is(err, fs.ErrNotExist) && allowMissing && !containsDotDot(todo) {
+		if errors.Is(err, fs.ErrNotExist) && lk.missing && !containsDotDot(todo) {
 			return resolved{rel: joinRel(cand, joinRel(todo...))}, nil
 		}
 		if err != nil {
 			return resolved{}, mapErr("resolve", rel, err)
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 && (len(todo) > 0 || followLast) {
+		if fi.Mode()&fs.ModeSymlink != 0 && (len(todo) > 0 || lk.follow) {
 			if hops++; hops > maxSymlinks {
 				return resolved{}, wire.Errorf(CodeInvalidPath, "path %q: too many levels of symbolic links", rel)
 			}

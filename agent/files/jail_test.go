@@ -109,7 +109,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := resolve(r, tt.in, tt.follow, tt.missing)
+			res, err := resolve(r, tt.in, lookup{follow: tt.follow, missing: tt.missing})
 			if tt.code != "" {
 				var we *wire.Error
 				if !errors.As(err, &we) || we.Code != tt.code {

@@ -102,12 +102,8 @@ func modeString(m fs.FileMode) string {
 	return fmt.Sprintf("%04o", v)
 }
 
-func (c *call) list() (any, error) {
-	var a pathArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, res, err := c.arg("path", a.Path, true, false, true)
+func (c *call) list(a pathArgs) (any, error) {
+	rel, res, err := c.arg("path", a.Path, lookup{follow: true})
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +145,8 @@ func (c *call) readDir(rel string) ([]fs.FileInfo, error) {
 	return f.Readdir(-1)
 }
 
-func (c *call) stat() (any, error) {
-	var a pathArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, res, err := c.arg("path", a.Path, false, false, false)
+func (c *call) stat(a pathArgs) (any, error) {
+	rel, res, err := c.arg("path", a.Path, lookup{})
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +159,8 @@ type readArgs struct {
 	Limit  *int64  `json:"limit"`
 }
 
-func (c *call) read() (any, error) {
-	var a readArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, res, err := c.arg("path", a.Path, true, false, false)
+func (c *call) read(a readArgs) (any, error) {
+	rel, res, err := c.arg("path", a.Path, lookup{follow: true})
 	if err != nil {
 		return nil, err
 	}

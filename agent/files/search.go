@@ -36,11 +36,7 @@ type searchDir struct {
 // first, without following symlinked directories. Denied entries are
 // neither reported nor descended into; unreadable directories below the
 // start are skipped.
-func (c *call) search() (any, error) {
-	var a searchArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
+func (c *call) search(a searchArgs) (any, error) {
 	if a.Query == nil || *a.Query == "" {
 		return nil, missingArg("query")
 	}
@@ -52,7 +48,7 @@ func (c *call) search() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, res, err := c.arg("path", a.Path, true, false, true)
+	rel, res, err := c.arg("path", a.Path, lookup{follow: true})
 	if err != nil {
 		return nil, err
 	}

@@ -90,18 +90,17 @@ func (c *call) treeDenied(rel string, res resolved, dst *string) error {
 	})
 }
 
-// fromTo resolves fm_rename's and fm_copy's ends: from must exist (its
-// last symlink followed if followFrom), to must not, and must not lie in
-// from.
-func (c *call) fromTo(a fromToArgs, followFrom bool) (string, resolved, string, resolved, error) {
-	fromRel, from, err := c.arg("from", a.From, followFrom, false, false)
+// fromTo resolves fm_rename's and fm_copy's ends: from must exist (looked
+// up as fromLk says), to must not, and must not lie in from.
+func (c *call) fromTo(a fromToArgs, fromLk lookup) (string, resolved, string, resolved, error) {
+	fromRel, from, err := c.arg("from", a.From, fromLk)
 	if err != nil {
 		return "", resolved{}, "", resolved{}, err
 	}
 	if fromRel == "" || from.rel == "" {
 		return "", resolved{}, "", resolved{}, wire.Errorf(CodeInvalidPath, "refusing to move or copy the instance root")
 	}
-	toRel, to, err := c.arg("to", a.To, false, true, from.info.IsDir())
+	toRel, to, err := c.arg("to", a.To, lookup{missing: true, dirIfNew: from.info.IsDir()})
 	if err != nil {
 		return "", resolved{}, "", resolved{}, err
 	}
@@ -119,12 +118,8 @@ func (c *call) fromTo(a fromToArgs, followFrom bool) (string, resolved, string, 
 
 // rename moves from to to (a symlink is moved itself, not its target). The
 // target must not exist; its parent must.
-func (c *call) rename() (any, error) {
-	var a fromToArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	fromRel, from, toRel, to, err := c.fromTo(a, false)
+func (c *call) rename(a fromToArgs) (any, error) {
+	fromRel, from, toRel, to, err := c.fromTo(a, lookup{})
 	if err != nil {
 		return nil, err
 	}
@@ -137,12 +132,8 @@ func (c *call) rename() (any, error) {
 
 // delete removes a file, a symlink (not its target) or a directory tree.
 // A tree holding a denied path is refused whole.
-func (c *call) delete() (any, error) {
-	var a pathArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, res, err := c.arg("path", a.Path, false, false, false)
+func (c *call) delete(a pathArgs) (any, error) {
+	rel, res, err := c.arg("path", a.Path, lookup{})
 	if err != nil {
 		return nil, err
 	}
@@ -170,12 +161,8 @@ type copyNode struct {
 // Inside a tree, symlinks are recreated with the same target, which must
 // stay inside the root from the new place, and special files are skipped.
 // Everything is checked before anything is written.
-func (c *call) copy() (any, error) {
-	var a fromToArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	fromRel, from, toRel, to, err := c.fromTo(a, true)
+func (c *call) copy(a fromToArgs) (any, error) {
+	fromRel, from, toRel, to, err := c.fromTo(a, lookup{follow: true})
 	if err != nil {
 		return nil, err
 	}

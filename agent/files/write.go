@@ -43,11 +43,7 @@ type saveArgs struct {
 // renamed over the target, so readers see the old or the new content. It
 // follows a symlink at the target (inside the root), keeps an existing
 // file's mode and owner, and needs the parent directory to exist.
-func (c *call) save() (any, error) {
-	var a saveArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
+func (c *call) save(a saveArgs) (any, error) {
 	if a.Content == nil {
 		return nil, missingArg("content")
 	}
@@ -55,7 +51,7 @@ func (c *call) save() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, res, err := c.arg("path", a.Path, true, true, false)
+	rel, res, err := c.arg("path", a.Path, lookup{follow: true, missing: true})
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +149,8 @@ func tempName() string {
 
 // mkdir creates a directory and its missing parents (following symlinks
 // inside the root); an existing directory is success with created false.
-func (c *call) mkdir() (any, error) {
-	var a pathArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
-	rel, res, err := c.arg("path", a.Path, true, true, true)
+func (c *call) mkdir(a pathArgs) (any, error) {
+	rel, res, err := c.arg("path", a.Path, lookup{follow: true, missing: true, dirIfNew: true})
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +201,7 @@ type chmodArgs struct {
 
 // chmod sets permission bits (0000-0777 in octal; setuid, setgid and
 // sticky are refused) on a file or directory, never through a symlink.
-func (c *call) chmod() (any, error) {
-	var a chmodArgs
-	if err := c.decode(&a); err != nil {
-		return nil, err
-	}
+func (c *call) chmod(a chmodArgs) (any, error) {
 	if a.Mode == nil {
 		return nil, missingArg("mode")
 	}
@@ -221,7 +209,7 @@ func (c *call) chmod() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, res, err := c.arg("path", a.Path, false, false, false)
+	rel, res, err := c.arg("path", a.Path, lookup{})
 	if err != nil {
 		return nil, err
 	}
