@@ -40,7 +40,7 @@ func (h *rconHandle) get() (*rcon.Client, error) {
 	}
 	rc := h.cfg.RCON
 	c, err := rcon.New(rcon.Config{
-		Kind: rcon.KindFor(h.cfg.Game, rc.Kind), Port: rc.Port, Password: rc.Password,
+		Kind: rcon.Kind(rc.Kind), Port: rc.Port, Password: rc.Password,
 		OnBroadcast: h.broadcast, Logger: h.log.With("instance", h.cfg.ID),
 	})
 	if err != nil {

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -71,18 +72,27 @@ func (a *Agent) HeartbeatInterval() time.Duration {
 // Log levels accepted by log_level.
 var LogLevels = []string{"debug", "info", "warn", "error"}
 
+// ParseLogLevel is the one reading of log_level: one of LogLevels, as a
+// slog level. Validate reports its error; SlogLevel uses its result.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch s {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, fmt.Errorf("%q is not a log level (want %s)", s, strings.Join(LogLevels, ", "))
+}
+
 // SlogLevel is log_level as a slog level; an unknown level (which Validate
 // rejects) is info.
 func (a *Agent) SlogLevel() slog.Level {
-	switch a.LogLevel {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
+	l, _ := ParseLogLevel(a.LogLevel)
+	return l
 }
 
 // Probe is one [[probe]] target.
@@ -144,7 +154,9 @@ const (
 
 // InferRCONKind is the RCON protocol a game speaks when [instance.rcon]
 // leaves kind empty: webrcon for rust, source for conan, soulmask and
-// worldsrv; "" (must be given) for the others.
+// worldsrv; "" (must be given) for the others. It is the only place this
+// rule is written: the defaults fill RCON.Kind with it, so a loaded config
+// always names its kind and the agent passes it to agent/rcon as is.
 func InferRCONKind(game string) string {
 	switch game {
 	case "rust":

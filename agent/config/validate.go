@@ -71,8 +71,8 @@ func (a *Agent) validate(p *problems) {
 	if a.StateDir == "" {
 		p.add("agent.state_dir", "must not be empty")
 	}
-	if !slices.Contains(LogLevels, a.LogLevel) {
-		p.add("agent.log_level", "%q is not a log level (want %s)", a.LogLevel, strings.Join(LogLevels, ", "))
+	if _, err := ParseLogLevel(a.LogLevel); err != nil {
+		p.add("agent.log_level", "%w", err)
 	}
 	positive(p, "agent.console_line_limit", a.ConsoleLineLimit)
 	positiveDur(p, "agent.console_window", a.ConsoleWindow)

@@ -13,31 +13,6 @@ import (
 	"github.com/corrosion/corrosion/agent/rcon/rcontest"
 )
 
-func TestKindFor(t *testing.T) {
-	cases := []struct {
-		game, explicit string
-		want           rcon.Kind
-	}{
-		{"rust", "", rcon.KindWebRCON},
-		{"Rust", "", rcon.KindWebRCON},
-		{"conan", "", rcon.KindSource},
-		{"soulmask", "", rcon.KindSource},
-		{"worldsrv", "", rcon.KindSource},
-		{"generic", "", rcon.KindSource},
-		{"", "", rcon.KindSource},
-		{"rust", "source", rcon.KindSource},
-		{"conan", "webrcon", rcon.KindWebRCON},
-		{"conan", " WebRCON ", rcon.KindWebRCON},
-	}
-	for _, tc := range cases {
-		t.Run(tc.game+"/"+tc.explicit, func(t *testing.T) {
-			if got := rcon.KindFor(tc.game, tc.explicit); got != tc.want {
-				t.Fatalf("KindFor(%q, %q) = %q, want %q", tc.game, tc.explicit, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestNew_RejectsBadConfig(t *testing.T) {
 	cases := []struct {
 		name string

@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// Kind is an RCON protocol.
+// Kind is an RCON protocol. Which one a game speaks is the agent config's
+// rule (config.InferRCONKind); this package only speaks them.
 type Kind string
 
 // RCON kinds, as written in [instance.rcon] kind.
@@ -38,19 +39,6 @@ const (
 	// 4096 bytes, 10 of which are header and terminators.
 	MaxCommandBytes = 4096 - 10
 )
-
-// KindFor returns the protocol for an instance: explicit (the config's
-// kind) when set, else WebRCON for Rust and Source RCON for every other game
-// (conan, soulmask, worldsrv, generic, ...).
-func KindFor(game, explicit string) Kind {
-	if k := strings.ToLower(strings.TrimSpace(explicit)); k != "" {
-		return Kind(k)
-	}
-	if strings.EqualFold(strings.TrimSpace(game), "rust") {
-		return KindWebRCON
-	}
-	return KindSource
-}
 
 // Config configures one Client. The host is always 127.0.0.1: the agent
 // runs next to the game server.

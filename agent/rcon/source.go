@@ -77,14 +77,14 @@ func (c *sourceClient) exec(ctx context.Context, command string) (string, error)
 		}
 		if reused && !conn.usable() {
 			c.log.Debug("pooled rcon connection was closed by the server; redialling")
-			c.dropLocked(conn)
+			c.dropConn(conn)
 			continue
 		}
 		res, err := conn.exec(ctx, command, c.nextIDLocked(), c.nextIDLocked(), c.quiet)
 		if err == nil && res.reusable {
 			return res.out, nil
 		}
-		c.dropLocked(conn)
+		c.dropConn(conn)
 		if c.isClosed() {
 			return "", fmt.Errorf("rcon exec: %w", ErrClosed)
 		}
@@ -131,8 +131,10 @@ func (c *sourceClient) connLocked(ctx context.Context) (conn *sourceConn, reused
 	return conn, false, nil
 }
 
-// dropLocked closes conn and forgets it. Called with sem held.
-func (c *sourceClient) dropLocked(conn *sourceConn) {
+// dropConn closes conn and, if it is still the pooled connection, forgets
+// it, so that the next command dials afresh. (webClient.dropConn is the
+// same for WebRCON.)
+func (c *sourceClient) dropConn(conn *sourceConn) {
 	c.mu.Lock()
 	if c.conn == conn {
 		c.conn = nil

@@ -130,7 +130,7 @@ func (c *webClient) exec(ctx context.Context, command string) (string, error) {
 		// Resend once only what the server cannot have seen.
 		if reused && !sent && attempt == 0 && errors.Is(err, ErrDisconnected) && ctx.Err() == nil {
 			c.log.Debug("pooled webrcon connection was dead; redialling")
-			c.forget(conn)
+			c.dropConn(conn)
 			continue
 		}
 		return "", err
@@ -186,7 +186,9 @@ func (c *webClient) live() (*webConn, error) {
 	return nil, nil
 }
 
-func (c *webClient) forget(conn *webConn) {
+// dropConn closes conn and, if it is still the pooled connection, forgets
+// it, so that the next command dials afresh.
+func (c *webClient) dropConn(conn *webConn) {
 	c.mu.Lock()
 	if c.conn == conn {
 		c.conn = nil

@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(cfg *config.Config, stderr io.Writer) int {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(cfg.Agent.LogLevel)}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.Agent.SlogLevel()}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a, err := agent.New(cfg, logger)
@@ -84,12 +84,4 @@ func serve(cfg *config.Config, stderr io.Writer) int {
 	}
 	logger.Info("corrosion-agent stopped; game processes keep running")
 	return 0
-}
-
-func logLevel(s string) slog.Level {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return slog.LevelInfo
-	}
-	return l
 }
