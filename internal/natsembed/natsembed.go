@@ -6,6 +6,7 @@ package natsembed
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -16,7 +17,16 @@ type Options struct {
 	Host     string // default 127.0.0.1
 	Port     int    // 0 is not allowed here: pick a port (natstest finds a free one)
 	StoreDir string // JetStream storage; required
-	Name     string // server name, optional
+	Name     string // server name, optional; required in a cluster
+	Cluster  *Cluster
+}
+
+// Cluster makes the server one of a NATS cluster (routes, clustered
+// JetStream). Every member needs a distinct Options.Name.
+type Cluster struct {
+	Name   string   // cluster name, the same on every member
+	Port   int      // this member's route port on Host
+	Routes []string // route URLs of the members, e.g. nats://127.0.0.1:6222 (may include this one)
 }
 
 // Start launches the server and waits until it accepts connections.
@@ -36,6 +46,13 @@ func Start(opts Options) (*server.Server, error) {
 		NoLog:      true,
 		NoSigs:     true,
 		MaxPayload: 8 << 20,
+	}
+	if c := opts.Cluster; c != nil {
+		if opts.Name == "" || c.Name == "" || c.Port == 0 {
+			return nil, errors.New("natsembed: a cluster member needs a server name, a cluster name and a route port")
+		}
+		sopts.Cluster = server.ClusterOpts{Name: c.Name, Host: opts.Host, Port: c.Port}
+		sopts.Routes = server.RoutesFromStr(strings.Join(c.Routes, ","))
 	}
 	s, err := server.NewServer(sopts)
 	if err != nil {

@@ -1,9 +1,13 @@
-// Package natstest starts a real embedded NATS server (JetStream on) on a
-// free loopback port for tests. It is imported only by tests.
+// Package natstest starts a real NATS server (JetStream on) on a free
+// loopback port for tests: the embedded nats-server of go.mod, a cluster of
+// them, or the machine's nats-server binary (Debian 12 ships 2.9) as its own
+// process. It is imported only by tests.
 package natstest
 
 import (
 	"net"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -13,29 +17,106 @@ import (
 	"github.com/corrosion/corrosion/internal/natsembed"
 )
 
-// Server is an embedded NATS server bound to 127.0.0.1 that can be stopped
-// and restarted on the same port and store, to test reconnects.
+// Kind is which NATS server a test runs against.
+type Kind string
+
+const (
+	// Embedded is nats-server/v2 (the go.mod version) in the test process.
+	Embedded Kind = "embedded"
+	// External is the machine's nats-server binary started as its own
+	// process (see EnvBinary).
+	External Kind = "external"
+)
+
+// EnvServer selects the Kind that Start uses: NATSTEST_SERVER=external runs
+// every test of a package against the external binary. Default: embedded.
+const EnvServer = "NATSTEST_SERVER"
+
+// Server is a NATS server bound to 127.0.0.1 that can be stopped and
+// restarted on the same port and store, to test reconnects.
 // Its methods are safe for concurrent use.
 type Server struct {
-	t    testing.TB // immutable
-	port int        // immutable
-	dir  string     // immutable
+	t    testing.TB        // immutable
+	kind Kind              // immutable
+	port int               // immutable
+	dir  string            // immutable
+	opts natsembed.Options // immutable; embedded servers
+	ext  *externalBinary   // immutable; external servers
 
-	mu  sync.Mutex
-	srv *server.Server // guarded by mu; nil while stopped
+	mu   sync.Mutex
+	srv  *server.Server // guarded by mu; embedded, nil while stopped
+	proc *process       // guarded by mu; external, nil while stopped
 }
 
-// Start launches a server and registers its shutdown with t.Cleanup.
+// Start launches a server of the Kind named by $NATSTEST_SERVER (embedded
+// when unset) and registers its shutdown with t.Cleanup.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, port: FreePort(t), dir: t.TempDir()}
+	kind := Kind(os.Getenv(EnvServer))
+	switch kind {
+	case "":
+		kind = Embedded
+	case Embedded, External:
+	default:
+		t.Fatalf("natstest: %s=%q: want %q or %q", EnvServer, kind, Embedded, External)
+	}
+	return StartKind(t, kind)
+}
+
+// UseExternal makes every Start in this test (and its subtests) start the
+// external binary. Like t.Setenv, it cannot be used in parallel tests.
+func UseExternal(t testing.TB) { t.Setenv(EnvServer, string(External)) }
+
+// StartKind launches a server of kind and registers its shutdown with
+// t.Cleanup. A missing external binary fails the test (it never skips).
+func StartKind(t testing.TB, kind Kind) *Server {
+	t.Helper()
+	port := FreePort(t)
+	s := &Server{t: t, kind: kind, port: port, dir: t.TempDir(),
+		opts: natsembed.Options{Port: port}}
+	s.opts.StoreDir = s.dir
+	if kind == External {
+		s.ext = findExternal(t)
+	}
 	s.Restart()
 	t.Cleanup(s.Shutdown)
 	return s
 }
 
+// StartCluster launches n embedded servers forming one NATS cluster
+// (routes on free loopback ports, clustered JetStream), named n1…nN, and
+// waits until JetStream has a meta leader.
+func StartCluster(t testing.TB, n int) []*Server {
+	t.Helper()
+	routePorts := make([]int, n)
+	routes := make([]string, n)
+	for i := range routePorts {
+		routePorts[i] = FreePort(t)
+		routes[i] = "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(routePorts[i]))
+	}
+	out := make([]*Server, n)
+	for i := range out {
+		port := FreePort(t)
+		s := &Server{t: t, kind: Embedded, port: port, dir: t.TempDir()}
+		s.opts = natsembed.Options{Port: port, StoreDir: s.dir, Name: "n" + strconv.Itoa(i+1),
+			Cluster: &natsembed.Cluster{Name: "natstest", Port: routePorts[i], Routes: routes}}
+		s.Restart()
+		t.Cleanup(s.Shutdown)
+		out[i] = s
+	}
+	waitMetaLeader(t, out[0])
+	return out
+}
+
+// Kind is the kind of server.
+func (s *Server) Kind() Kind { return s.kind }
+
+// Name is the server name (n1… in a cluster; empty for a lone embedded
+// server).
+func (s *Server) Name() string { return s.opts.Name }
+
 // URL is the client URL, e.g. nats://127.0.0.1:34567.
-func (s *Server) URL() string { return "nats://" + net.JoinHostPort("127.0.0.1", itoa(s.port)) }
+func (s *Server) URL() string { return "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
 // Port is the client port.
 func (s *Server) Port() int { return s.port }
@@ -53,6 +134,10 @@ func (s *Server) shutdownLocked() {
 		s.srv.WaitForShutdown()
 		s.srv = nil
 	}
+	if s.proc != nil {
+		s.proc.stop()
+		s.proc = nil
+	}
 }
 
 // Restart starts the server again (or for the first time) on the same port
@@ -62,7 +147,15 @@ func (s *Server) Restart() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.shutdownLocked()
-	srv, err := natsembed.Start(natsembed.Options{Port: s.port, StoreDir: s.dir})
+	if s.kind == External {
+		proc, err := s.ext.start(s.port, s.dir)
+		if err != nil {
+			s.t.Fatalf("natstest: %v", err)
+		}
+		s.proc = proc
+		return
+	}
+	srv, err := natsembed.Start(s.opts)
 	if err != nil {
 		s.t.Fatalf("natstest: %v", err)
 	}
@@ -89,19 +182,4 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = digits[n%10]
-		n /= 10
-	}
-	return string(b[i:])
 }

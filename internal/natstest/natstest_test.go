@@ -8,7 +8,12 @@ import (
 )
 
 func TestServer_RequestReplyAndRestart(t *testing.T) {
-	s := Start(t)
+	for _, kind := range []Kind{Embedded, External} {
+		t.Run(string(kind), func(t *testing.T) { testRequestReplyAndRestart(t, StartKind(t, kind)) })
+	}
+}
+
+func testRequestReplyAndRestart(t *testing.T, s *Server) {
 	reconnected := make(chan struct{}, 1)
 	nc := s.Connect(t, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),
 		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }))
@@ -44,4 +49,27 @@ func msgData(m *nats.Msg) []byte {
 		return nil
 	}
 	return m.Data
+}
+
+func TestStart_FollowsEnv(t *testing.T) {
+	UseExternal(t)
+	if s := Start(t); s.Kind() != External {
+		t.Fatalf("Start under %s=external started %s", EnvServer, s.Kind())
+	}
+}
+
+func TestStartCluster_ThreeServersReplicateJetStream(t *testing.T) {
+	servers := StartCluster(t, 3)
+	nc := servers[0].Connect(t)
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := js.AddStream(&nats.StreamConfig{Name: "R3", Subjects: []string{"r3"}, Replicas: 3})
+	if err != nil {
+		t.Fatalf("a replicated stream: %v", err)
+	}
+	if info.Cluster == nil || len(info.Cluster.Replicas) != 2 || info.Cluster.Leader == "" {
+		t.Fatalf("cluster info %+v", info.Cluster)
+	}
 }
