@@ -2,15 +2,14 @@ package agent
 
 import (
 	"github.com/corrosion/corrosion/agent/files"
-	"github.com/corrosion/corrosion/agent/wire"
 )
 
 // filesFuncs serves the jailed file manager. File operations can take a
 // while (archives, trees), so every one runs on its own goroutine.
 func filesFuncs(inst *instance) funcTable {
-	t := funcTable{funcs: map[string]handler{}, blocking: func(wire.Request) bool { return true }}
+	t := funcTable{funcs: map[string]spec{}}
 	for _, name := range files.Funcs() {
-		t.funcs[name] = inst.files.Handle
+		t.funcs[name] = slow(inst.files.Handle)
 	}
 	return t
 }

@@ -259,7 +259,7 @@ func (h *harness) states(id string) []string {
 	defer h.mu.Unlock()
 	var out []string
 	for _, e := range h.status[id] {
-		out = append(out, e.State)
+		out = append(out, string(e.State))
 	}
 	return out
 }

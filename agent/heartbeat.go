@@ -86,7 +86,7 @@ func (a *Agent) report(inst *instance) wire.InstanceReport {
 	return r
 }
 
-func unmanagedState(root string) string {
+func unmanagedState(root string) wire.State {
 	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
 		return wire.StateConfigured
 	}

@@ -23,44 +23,41 @@ type powerArgs struct {
 	TimeoutSeconds int  `json:"timeout_seconds"` // with wait; default 60
 }
 
+// powerFunc carries out one power action on a managed instance.
+type powerFunc func(ctx context.Context, inst *instance, args powerArgs) error
+
 func (a *Agent) instanceFuncs(inst *instance) funcTable {
-	power := func(do func(ctx context.Context, inst *instance, args powerArgs) error) handler {
-		return func(ctx context.Context, req wire.Request) (any, error) {
-			var args powerArgs
-			if err := req.Decode(&args); err != nil {
-				return nil, err
-			}
-			if inst.sup == nil {
-				return nil, notManaged(inst)
-			}
+	return funcTable{funcs: map[string]spec{
+		string(supervise.ActionStart):   a.power(inst, supervise.ActionStart, a.doStart),
+		string(supervise.ActionStop):    a.power(inst, supervise.ActionStop, a.doStop),
+		string(supervise.ActionRestart): a.power(inst, supervise.ActionRestart, a.doRestart),
+		string(supervise.ActionKill):    a.power(inst, supervise.ActionKill, a.doKill),
+		"status":                        quick(func(context.Context, wire.Request) (any, error) { return a.status(inst), nil }),
+		"logs":                          logsSpec(inst),
+		"send":                          quick(func(_ context.Context, req wire.Request) (any, error) { return nil, send(inst, req) }),
+		// rcon talks to the game server over TCP: it may take a while.
+		"rcon": slow(func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) }),
+	}}
+}
+
+// power is the spec of a power action. It blocks while it waits (wait, or
+// a start that first starts its dependencies).
+func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
+	return func(req wire.Request) (call, error) {
+		var args powerArgs
+		if err := req.Decode(&args); err != nil {
+			return call{}, err
+		}
+		if inst.sup == nil {
+			return call{}, notManaged(inst)
+		}
+		blocking := args.Wait || (act == supervise.ActionStart && len(inst.cfg.DependsOn) > 0)
+		return call{blocking: blocking, run: func(ctx context.Context) (any, error) {
 			if err := do(ctx, inst, args); err != nil {
-				return nil, fmt.Errorf("%s %s: %w", req.Func, inst.cfg.ID, err)
+				return nil, fmt.Errorf("%s %s: %w", act, inst.cfg.ID, err)
 			}
 			return a.status(inst), nil
-		}
-	}
-	return funcTable{
-		funcs: map[string]handler{
-			"start":   power(a.doStart),
-			"stop":    power(a.doStop),
-			"restart": power(a.doRestart),
-			"kill":    power(a.doKill),
-			"status":  func(context.Context, wire.Request) (any, error) { return a.status(inst), nil },
-			"logs":    func(_ context.Context, req wire.Request) (any, error) { return logs(inst, req) },
-			"send":    func(_ context.Context, req wire.Request) (any, error) { return nil, send(inst, req) },
-			"rcon":    func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) },
-		},
-		blocking: func(req wire.Request) bool {
-			switch req.Func {
-			case "start", "stop", "restart", "kill":
-				var args powerArgs
-				_ = req.Decode(&args)
-				return args.Wait || (req.Func == "start" && len(inst.cfg.DependsOn) > 0)
-			case "rcon":
-				return true
-			}
-			return false
-		},
+		}}, nil
 	}
 }
 
@@ -68,16 +65,15 @@ func notManaged(inst *instance) error {
 	return wire.Errorf(wire.CodeNotManaged, "instance %s is unmanaged (no exec configured)", inst.cfg.ID)
 }
 
+// status is the reply of status and of the power actions.
 func (a *Agent) status(inst *instance) wire.InstanceStatus {
-	r := wire.InstanceStatus{ID: inst.cfg.ID, Game: inst.cfg.Game, Managed: inst.sup != nil}
+	var r wire.InstanceStatus
 	if inst.sup == nil {
 		r.State = unmanagedState(inst.cfg.Root)
-		return r
+	} else {
+		r = inst.sup.Status().Wire()
 	}
-	st := inst.sup.Status()
-	r.State, r.UptimeSeconds, r.PID, r.ExitCode = st.State, st.UptimeSeconds, st.PID, st.ExitCode
-	r.CrashCount, r.Busy, r.RestartIn, r.ManualStop = st.CrashCount, st.Busy, st.RestartIn, st.ManualStop
-	r.Adopted, r.DroppedLines, r.SkippedBytes = st.Adopted, st.DroppedLines, st.SkippedBytes
+	r.ID, r.Game = inst.cfg.ID, inst.cfg.Game
 	return r
 }
 
@@ -85,9 +81,7 @@ func (a *Agent) doStart(ctx context.Context, inst *instance, args powerArgs) err
 	if err := a.startWithDeps(ctx, inst, true); err != nil {
 		return err
 	}
-	return waitIf(ctx, inst, args, func(st supervise.Status) bool {
-		return st.State == wire.StateRunning || st.State == wire.StateCrashed || st.State == wire.StateStopped
-	})
+	return waitIf(ctx, inst, args, settled)
 }
 
 func (a *Agent) doStop(ctx context.Context, inst *instance, args powerArgs) error {
@@ -113,9 +107,10 @@ func (a *Agent) doKill(ctx context.Context, inst *instance, args powerArgs) erro
 	return waitIf(ctx, inst, args, settled)
 }
 
-func settled(st supervise.Status) bool {
-	return st.State == wire.StateStopped || st.State == wire.StateCrashed
-}
+// settled: the action has come to rest (neither starting nor stopping).
+// A stop or kill moves to stopping at once, so for them this is stopped or
+// crashed.
+func settled(st supervise.Status) bool { return st.State.Settled() }
 
 func waitIf(ctx context.Context, inst *instance, args powerArgs, done func(supervise.Status) bool) error {
 	if !args.Wait {
@@ -157,14 +152,12 @@ func (a *Agent) startWithDeps(ctx context.Context, inst *instance, manual bool) 
 			continue // unmanaged: nothing we can start
 		}
 		st := dep.sup.Status()
-		if st.State != wire.StateRunning && st.State != wire.StateStarting {
+		if !st.State.Up() {
 			if err := dep.sup.Start(manual); err != nil && !errors.Is(err, supervise.ErrAlreadyRunning) {
 				return fmt.Errorf("start dependency %s: %w", dep.cfg.ID, err)
 			}
 		}
-		st, err := waitStatus(ctx, dep.sup, dependencyWait, func(st supervise.Status) bool {
-			return st.State == wire.StateRunning || st.State == wire.StateCrashed || st.State == wire.StateStopped
-		})
+		st, err := waitStatus(ctx, dep.sup, dependencyWait, settled)
 		if err != nil {
 			return fmt.Errorf("dependency %s: %w", dep.cfg.ID, err)
 		}
@@ -198,23 +191,28 @@ func (a *Agent) dependencies(inst *instance) []*instance {
 	return out
 }
 
-func logs(inst *instance, req wire.Request) (any, error) {
-	var args struct {
-		Lines int `json:"lines"`
+// logsSpec decodes "lines" once; the ring buffer answers at once.
+func logsSpec(inst *instance) spec {
+	return func(req wire.Request) (call, error) {
+		var args struct {
+			Lines int `json:"lines"`
+		}
+		if err := req.Decode(&args); err != nil {
+			return call{}, err
+		}
+		if args.Lines < 0 {
+			return call{}, wire.Errorf(wire.CodeBadArgs, `"lines" must not be negative`)
+		}
+		if args.Lines == 0 {
+			args.Lines = defaultLogsLines
+		}
+		if inst.sup == nil {
+			return call{}, notManaged(inst)
+		}
+		return call{run: func(context.Context) (any, error) {
+			return wire.LogsReply{Lines: inst.sup.Logs(args.Lines)}, nil
+		}}, nil
 	}
-	if err := req.Decode(&args); err != nil {
-		return nil, err
-	}
-	if args.Lines < 0 {
-		return nil, wire.Errorf(wire.CodeBadArgs, `"lines" must not be negative`)
-	}
-	if args.Lines == 0 {
-		args.Lines = defaultLogsLines
-	}
-	if inst.sup == nil {
-		return nil, notManaged(inst)
-	}
-	return wire.LogsReply{Lines: inst.sup.Logs(args.Lines)}, nil
 }
 
 func send(inst *instance, req wire.Request) error {

@@ -15,11 +15,30 @@ import (
 // handler answers one func: a payload for wire.EncodeSuccess, or an error.
 type handler func(ctx context.Context, req wire.Request) (any, error)
 
-// funcTable maps func names to handlers; blocking funcs run on their own
-// goroutine so they never hold up the subscription.
+// call is one request with its fields decoded, ready to run.
+type call struct {
+	run      func(ctx context.Context) (any, error)
+	blocking bool // run on its own goroutine so it never holds up the subscription
+}
+
+// spec is one func: it decodes the request's fields once and returns the
+// call to make, which carries its own blocking rule. An error is the reply.
+type spec func(req wire.Request) (call, error)
+
+// quick is the spec of a handler that answers at once (on the
+// subscription goroutine); slow, of one that may take a while.
+func quick(h handler) spec { return bind(h, false) }
+func slow(h handler) spec  { return bind(h, true) }
+
+func bind(h handler, blocking bool) spec {
+	return func(req wire.Request) (call, error) {
+		return call{blocking: blocking, run: func(ctx context.Context) (any, error) { return h(ctx, req) }}, nil
+	}
+}
+
+// funcTable maps func names to their specs.
 type funcTable struct {
-	funcs    map[string]handler
-	blocking func(req wire.Request) bool // may be nil
+	funcs map[string]spec
 }
 
 func (t funcTable) names() []string {
@@ -42,16 +61,21 @@ func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t func
 			respond(nc, m, nil, err)
 			return
 		}
-		h, ok := t.funcs[req.Func]
+		sp, ok := t.funcs[req.Func]
 		if !ok {
 			respond(nc, m, nil, wire.UnknownFunc(req.Func, names))
 			return
 		}
-		if t.blocking != nil && t.blocking(req) {
-			go func() { p, err := h(ctx, req); respond(nc, m, p, err) }()
+		c, err := sp(req)
+		if err != nil {
+			respond(nc, m, nil, err)
 			return
 		}
-		p, err := h(ctx, req)
+		if c.blocking {
+			go func() { p, err := c.run(ctx); respond(nc, m, p, err) }()
+			return
+		}
+		p, err := c.run(ctx)
 		respond(nc, m, p, err)
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 )
@@ -47,7 +46,7 @@ func (s *Supervisor) Adopt() (AdoptResult, error) {
 	if p.Exec != s.cfg.Exec || !p.Process.alive() {
 		s.log.Info("recorded process is gone", "pid", p.Process.PID)
 		s.crashedLocked(wire.StateEvent{Message: "exited while no agent was watching; exit code unknown"},
-			time.Since(p.StartedAt), -1)
+			s.clock.Now().Sub(p.StartedAt), -1)
 		return AdoptVanished, nil
 	}
 	r := &run{id: *p.Process, started: p.StartedAt, stopped: make(chan struct{})}

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
@@ -21,7 +22,7 @@ func TestSupervisor_AdoptAfterDetach(t *testing.T) {
 	if syscall.Kill(st.PID, 0) != nil {
 		t.Fatal("game died with its supervisor")
 	}
-	f.sup = f.newSupervisor(t, fastPolicy("never"))
+	f.sup = f.newSupervisor(t, fastPolicy(config.RestartNever))
 	res, err := f.sup.Adopt()
 	if err != nil || res != AdoptRunning {
 		t.Fatalf("adopt = %v, %v", res, err)

@@ -48,7 +48,7 @@ func (s *Supervisor) exited(r *run, code int, known bool) {
 		_ = r.stdinW.Close()
 	}
 	s.run = nil
-	ranFor := time.Since(r.started)
+	ranFor := s.clock.Now().Sub(r.started)
 	ev := wire.StateEvent{}
 	if known {
 		c := code
@@ -69,7 +69,7 @@ func (s *Supervisor) stoppedLocked(r *run, ev wire.StateEvent, code int) {
 	s.setStateLocked(wire.StateStopped, ev)
 	busy := s.busy
 	s.busy = ""
-	if r.restartAfter && busy == "restart" {
+	if r.restartAfter && busy == ActionRestart {
 		_ = s.spawnLocked()
 	}
 	s.saveLocked()
@@ -77,7 +77,7 @@ func (s *Supervisor) stoppedLocked(r *run, ev wire.StateEvent, code int) {
 
 func (s *Supervisor) crashedLocked(ev wire.StateEvent, ranFor time.Duration, code int) {
 	s.busy = ""
-	d := s.crashes.onCrash(time.Now(), ranFor, code)
+	d := s.crashes.onCrash(s.clock.Now(), ranFor, code)
 	ev.CrashCount = s.crashes.total
 	switch {
 	case d.gaveUp:
@@ -100,8 +100,8 @@ func (s *Supervisor) crashedLocked(ev wire.StateEvent, ranFor time.Duration, cod
 func (s *Supervisor) scheduleRetryLocked(delay time.Duration) {
 	s.cancelRetryLocked()
 	gen := s.retryGen
-	s.retryAt = time.Now().Add(delay)
-	s.retry = time.AfterFunc(delay, func() {
+	s.retryAt = s.clock.Now().Add(delay)
+	s.retry = s.clock.AfterFunc(delay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if gen != s.retryGen || s.closed || s.state != wire.StateCrashed || s.manualStop {

@@ -1,10 +1,14 @@
 package supervise
 
-import "time"
+import (
+	"time"
+
+	"github.com/corrosion/corrosion/agent/config"
+)
 
 // Policy is the crash-restart policy of one instance.
 type Policy struct {
-	Restart         string        // never | on-crash | always
+	Restart         string        // config.RestartNever, RestartOnCrash or RestartAlways
 	BackoffInitial  time.Duration // first restart delay (1 s)
 	BackoffMax      time.Duration // cap of the doubling delay (60 s)
 	HealthyAfter    time.Duration // a run this long resets the backoff (5 min)
@@ -62,9 +66,9 @@ func (c *crashTracker) onCrash(now time.Time, ranFor time.Duration, code int) de
 
 func (c *crashTracker) wantsRestart(code int) bool {
 	switch c.pol.Restart {
-	case "always":
+	case config.RestartAlways:
 		return true
-	case "on-crash":
+	case config.RestartOnCrash:
 		return code != 0
 	}
 	return false

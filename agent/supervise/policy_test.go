@@ -3,6 +3,8 @@ package supervise
 import (
 	"testing"
 	"time"
+
+	"github.com/corrosion/corrosion/agent/config"
 )
 
 func testPolicy(restart string) Policy {
@@ -11,7 +13,7 @@ func testPolicy(restart string) Policy {
 }
 
 func TestCrashTracker_BackoffDoublesToCap(t *testing.T) {
-	c := crashTracker{pol: testPolicy("on-crash")}
+	c := crashTracker{pol: testPolicy(config.RestartOnCrash)}
 	c.pol.CrashLoopCount = 0 // no loop limit for this test
 	now := time.Unix(0, 0)
 	var got []time.Duration
@@ -32,7 +34,7 @@ func TestCrashTracker_BackoffDoublesToCap(t *testing.T) {
 }
 
 func TestCrashTracker_HealthyRunResetsBackoff(t *testing.T) {
-	c := crashTracker{pol: testPolicy("on-crash")}
+	c := crashTracker{pol: testPolicy(config.RestartOnCrash)}
 	now := time.Unix(0, 0)
 	c.onCrash(now, time.Second, 1)
 	c.onCrash(now.Add(time.Minute), time.Second, 1) // delay now 4s next
@@ -43,7 +45,7 @@ func TestCrashTracker_HealthyRunResetsBackoff(t *testing.T) {
 }
 
 func TestCrashTracker_CrashLoopGivesUp(t *testing.T) {
-	c := crashTracker{pol: testPolicy("always")}
+	c := crashTracker{pol: testPolicy(config.RestartAlways)}
 	now := time.Unix(0, 0)
 	for i := 1; i <= 5; i++ {
 		d := c.onCrash(now, time.Second, 1)
@@ -58,7 +60,7 @@ func TestCrashTracker_CrashLoopGivesUp(t *testing.T) {
 }
 
 func TestCrashTracker_OldCrashesLeaveTheWindow(t *testing.T) {
-	c := crashTracker{pol: testPolicy("on-crash")}
+	c := crashTracker{pol: testPolicy(config.RestartOnCrash)}
 	now := time.Unix(0, 0)
 	for i := 0; i < 8; i++ {
 		if d := c.onCrash(now, time.Second, 2); d.gaveUp {
@@ -74,11 +76,11 @@ func TestCrashTracker_PolicyDecidesByExitCode(t *testing.T) {
 		code   int
 		want   bool
 	}{
-		{"never", 1, false},
-		{"on-crash", 1, true},
-		{"on-crash", 0, false},
-		{"always", 0, true},
-		{"always", 137, true},
+		{config.RestartNever, 1, false},
+		{config.RestartOnCrash, 1, true},
+		{config.RestartOnCrash, 0, false},
+		{config.RestartAlways, 0, true},
+		{config.RestartAlways, 137, true},
 	}
 	for _, tt := range tests {
 		c := crashTracker{pol: testPolicy(tt.policy)}

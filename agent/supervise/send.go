@@ -39,7 +39,7 @@ func (s *Supervisor) Send(line string) error {
 	}
 	if isStop {
 		s.manualStop = true
-		s.busy = "stop"
+		s.busy = ActionStop
 		r.stopRequested = true
 		s.setStateLocked(wire.StateStopping, wire.StateEvent{Message: "stop command sent to the console"})
 		s.armKillLocked(r, s.stopTimeout())

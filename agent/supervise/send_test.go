@@ -11,7 +11,7 @@ import (
 )
 
 func TestSupervisor_SendAndStopCommandViaSend(t *testing.T) {
-	f := newFixture(t, func(c *config.Instance, p *Policy) { c.StopCommand = "quit"; c.Restart = "always" },
+	f := newFixture(t, func(c *config.Instance, p *Policy) { c.StopCommand = "quit"; c.Restart = config.RestartAlways },
 		"-stop-line", "quit")
 	if err := f.sup.Send("hello"); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("send to a stopped instance: %v", err)

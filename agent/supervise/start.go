@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 )
@@ -82,7 +81,7 @@ func (s *Supervisor) spawn() (*run, error) {
 	if err != nil {
 		id = ident{PID: cmd.Process.Pid} // exited already; waitExit reports it
 	}
-	r := &run{id: id, cmd: cmd, started: time.Now(), stopped: make(chan struct{})}
+	r := &run{id: id, cmd: cmd, started: s.clock.Now(), stopped: make(chan struct{})}
 	if w, err := s.stdin.writer(); err == nil {
 		r.stdinW = w
 	} else {

@@ -31,7 +31,7 @@ func TestSupervisor_StartStop_SIGTERM(t *testing.T) {
 	if st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Fatalf("exit code %v", st.ExitCode)
 	}
-	if got, want := f.sink.states(), []string{"running", "stopping", "stopped"}; !slices.Equal(got, want) {
+	if got, want := f.sink.states(), []wire.State{wire.StateRunning, wire.StateStopping, wire.StateStopped}; !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
 	if err := f.sup.Stop(); !errors.Is(err, ErrNotRunning) {
@@ -50,7 +50,7 @@ func TestSupervisor_ReadyPatternKeepsStarting(t *testing.T) {
 		t.Fatalf("state right after start = %s, want starting", st.State)
 	}
 	f.waitState(t, wire.StateRunning)
-	if got := f.sink.states(); !slices.Equal(got, []string{"starting", "running"}) {
+	if got := f.sink.states(); !slices.Equal(got, []wire.State{wire.StateStarting, wire.StateRunning}) {
 		t.Fatalf("events %v", got)
 	}
 }

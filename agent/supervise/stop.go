@@ -26,7 +26,7 @@ func (s *Supervisor) Stop() error {
 		s.saveLocked()
 		return nil
 	}
-	s.beginStopLocked("stop", false)
+	s.beginStopLocked(ActionStop, false)
 	return nil
 }
 
@@ -44,7 +44,7 @@ func (s *Supervisor) Restart() error {
 	}
 	s.manualStop = false
 	s.crashes.reset()
-	s.beginStopLocked("restart", true)
+	s.beginStopLocked(ActionRestart, true)
 	return nil
 }
 
@@ -64,7 +64,7 @@ func (s *Supervisor) Kill() error {
 	r.stopRequested = true
 	r.restartAfter = false
 	if s.busy == "" {
-		s.busy = "kill"
+		s.busy = ActionKill
 	}
 	if s.state != wire.StateStopping {
 		s.setStateLocked(wire.StateStopping, wire.StateEvent{Message: "kill requested"})
@@ -107,7 +107,7 @@ func (s *Supervisor) stoppableLocked() error {
 }
 
 // beginStopLocked asks the process to stop and arms the kill timer.
-func (s *Supervisor) beginStopLocked(action string, restart bool) {
+func (s *Supervisor) beginStopLocked(action Action, restart bool) {
 	r := s.run
 	s.busy = action
 	r.stopRequested = true
@@ -134,7 +134,7 @@ func (s *Supervisor) armKillLocked(r *run, timeout time.Duration) {
 	if r.killTimer != nil {
 		r.killTimer.Stop()
 	}
-	r.killTimer = time.AfterFunc(timeout, func() {
+	r.killTimer = s.clock.AfterFunc(timeout, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.run != r {

@@ -37,7 +37,6 @@ func TestSupervisor_StopTimeoutKillsTree(t *testing.T) {
 	}
 	f.waitLine(t, "child pid")
 	child := childPID(t, f.sink)
-	start := time.Now()
 	if err := f.sup.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +44,15 @@ func TestSupervisor_StopTimeoutKillsTree(t *testing.T) {
 	if err := f.sup.Start(true); !errors.Is(err, ErrBusy) {
 		t.Fatalf("start while stopping: %v, want busy", err)
 	}
-	st := f.waitState(t, wire.StateStopped)
-	if el := time.Since(start); el < 900*time.Millisecond {
-		t.Fatalf("killed after %v, before the 1s stop timeout", el)
+	if d := f.waitTimer(t); d != time.Second {
+		t.Fatalf("kill armed %v ahead, want the 1s stop timeout", d)
 	}
+	f.clock.Advance(time.Second - time.Millisecond)
+	if st := f.sup.Status(); st.State != wire.StateStopping || f.sink.hasLine("killing the process tree") {
+		t.Fatalf("killed before the stop timeout: %+v", st)
+	}
+	f.clock.Advance(time.Millisecond)
+	st := f.waitState(t, wire.StateStopped)
 	if st.ExitCode == nil || *st.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Fatalf("exit code %v, want 137", st.ExitCode)
 	}

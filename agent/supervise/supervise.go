@@ -43,6 +43,17 @@ type Sink interface {
 	Console(id string, lines []wire.ConsoleLine)
 }
 
+// Action is a power action. Status.Busy names the one in progress.
+type Action string
+
+// Power actions, named as the instance command funcs that ask for them.
+const (
+	ActionStart   Action = "start"
+	ActionStop    Action = "stop"
+	ActionRestart Action = "restart"
+	ActionKill    Action = "kill"
+)
+
 // Errors returned by power actions.
 var (
 	ErrBusy           = errors.New("another power action is in progress")
@@ -59,6 +70,7 @@ type Options struct {
 	Dir      string // the instance's state directory; created if missing
 	Sink     Sink
 	Logger   *slog.Logger
+	Clock    Clock // nil: the system clock
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
@@ -71,15 +83,16 @@ type Supervisor struct {
 	con   *console         // immutable after New
 	ready *regexp.Regexp   // immutable after New; nil: running once spawned
 	stdin *stdinPipe       // immutable after New
+	clock Clock            // immutable after New
 
 	mu         sync.Mutex
-	state      string        // guarded by mu
+	state      wire.State    // guarded by mu
 	run        *run          // guarded by mu; the current process, nil if none
-	busy       string        // guarded by mu; the power action in progress
+	busy       Action        // guarded by mu; the power action in progress, "" if none
 	manualStop bool          // guarded by mu; an operator stopped it: no auto-restart
 	crashes    crashTracker  // guarded by mu
 	lastExit   *int          // guarded by mu; exit code of the last run
-	retry      *time.Timer   // guarded by mu; pending crash restart
+	retry      Timer         // guarded by mu; pending crash restart
 	retryAt    time.Time     // guarded by mu
 	retryGen   int           // guarded by mu; invalidates stale retry timers
 	closed     bool          // guarded by mu
@@ -104,6 +117,10 @@ func New(opts Options) (*Supervisor, error) {
 		state:   wire.StateStopped,
 		crashes: crashTracker{pol: opts.Policy},
 		changed: make(chan struct{}),
+		clock:   opts.Clock,
+	}
+	if s.clock == nil {
+		s.clock = realClock{}
 	}
 	if cfg.ReadyPattern != "" {
 		re, err := regexp.Compile(cfg.ReadyPattern)
@@ -124,12 +141,12 @@ func (s *Supervisor) ID() string { return s.cfg.ID }
 
 // Status is a snapshot of the supervisor (see wire.InstanceStatus).
 type Status struct {
-	State         string
+	State         wire.State
 	UptimeSeconds int64
 	PID           int
 	ExitCode      *int   // of the last run
 	CrashCount    int    // since the last manual start
-	Busy          string // the power action in progress
+	Busy          Action // the power action in progress
 	RestartIn     *int64 // seconds until a pending crash restart
 	ManualStop    bool
 	Adopted       bool
@@ -151,14 +168,23 @@ func (s *Supervisor) Status() Status {
 		st.PID = r.id.PID
 		st.Adopted = r.cmd == nil
 		if s.state == wire.StateRunning || s.state == wire.StateStopping {
-			st.UptimeSeconds = int64(time.Since(r.started).Seconds())
+			st.UptimeSeconds = int64(s.clock.Now().Sub(r.started).Seconds())
 		}
 	}
 	if s.retry != nil {
-		in := int64(time.Until(s.retryAt).Round(time.Second).Seconds())
+		in := int64(s.retryAt.Sub(s.clock.Now()).Round(time.Second).Seconds())
 		st.RestartIn = &in
 	}
 	return st
+}
+
+// Wire is the status as the instance commands reply it; the caller adds
+// the instance's id and game.
+func (st Status) Wire() wire.InstanceStatus {
+	return wire.InstanceStatus{Managed: true, State: st.State, UptimeSeconds: st.UptimeSeconds,
+		PID: st.PID, ExitCode: st.ExitCode, CrashCount: st.CrashCount, Busy: string(st.Busy),
+		RestartIn: st.RestartIn, ManualStop: st.ManualStop, Adopted: st.Adopted,
+		DroppedLines: st.DroppedLines, SkippedBytes: st.SkippedBytes}
 }
 
 // Logs returns up to n recent console lines, oldest first.
@@ -172,7 +198,7 @@ func (s *Supervisor) Changed() <-chan struct{} {
 }
 
 // setStateLocked moves to state and reports it.
-func (s *Supervisor) setStateLocked(state string, ev wire.StateEvent) {
+func (s *Supervisor) setStateLocked(state wire.State, ev wire.StateEvent) {
 	s.state = state
 	ev.State = state
 	if s.run != nil && ev.PID == 0 && state != wire.StateStopped && state != wire.StateCrashed {

@@ -26,7 +26,7 @@ type InstanceStatus struct {
 	ID            string `json:"id"`
 	Game          string `json:"game"`
 	Managed       bool   `json:"managed"`
-	State         string `json:"state"`
+	State         State  `json:"state"`
 	UptimeSeconds int64  `json:"uptime_seconds"`
 	PID           int    `json:"pid,omitempty"`
 	ExitCode      *int   `json:"exit_code,omitempty"`          // of the last run

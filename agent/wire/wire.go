@@ -15,16 +15,27 @@ import (
 // Schema is the heartbeat schema version.
 const Schema = 2
 
-// Instance states (DESIGN.md section 4).
+// State is an instance state (DESIGN.md section 4).
+type State string
+
+// Instance states: managed (an exec is configured) and unmanaged.
 const (
-	StateRunning     = "running"
-	StateStopped     = "stopped"
-	StateStarting    = "starting"
-	StateStopping    = "stopping"
-	StateCrashed     = "crashed"
-	StateConfigured  = "configured"   // unmanaged, root exists
-	StateMissingRoot = "missing_root" // unmanaged, root missing
+	StateRunning     State = "running"
+	StateStopped     State = "stopped"
+	StateStarting    State = "starting"
+	StateStopping    State = "stopping"
+	StateCrashed     State = "crashed"
+	StateConfigured  State = "configured"   // unmanaged, root exists
+	StateMissingRoot State = "missing_root" // unmanaged, root missing
 )
+
+// Settled reports whether s is not a transition: anything but starting
+// and stopping. A power action that waits ends on a settled state.
+func (s State) Settled() bool { return s != StateStarting && s != StateStopping }
+
+// Up reports whether the process is (being) brought up: starting or
+// running.
+func (s State) Up() bool { return s == StateStarting || s == StateRunning }
 
 // Console streams.
 const (
@@ -110,7 +121,7 @@ type InstanceReport struct {
 	ID             string  `json:"id"`
 	Game           string  `json:"game"`
 	Label          string  `json:"label,omitempty"`
-	State          string  `json:"state"`
+	State          State   `json:"state"`
 	UptimeSeconds  int64   `json:"uptime_seconds"`
 	PID            int     `json:"pid,omitempty"`
 	RootDiskFreeMB *uint64 `json:"root_disk_free_mb,omitempty"`
@@ -146,7 +157,7 @@ type StatusEvent struct {
 
 // StateEvent is the "event" object of a StatusEvent.
 type StateEvent struct {
-	State      string `json:"state"`
+	State      State  `json:"state"`
 	ExitCode   *int   `json:"exit_code,omitempty"`
 	PID        int    `json:"pid,omitempty"`
 	CrashCount int    `json:"crash_count,omitempty"`
