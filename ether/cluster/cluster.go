@@ -32,6 +32,7 @@ type Config struct {
 	NodeTimeout    time.Duration // a peer silent this long is down; default 3s
 	RequestTimeout time.Duration // node-to-node requests; default 2s
 	Workers        int           // goroutines answering player requests; default 4×GOMAXPROCS
+	LockReplicas   int           // login-lock bucket replicas (1–5); 0: the NATS cluster's size up to 3
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -51,6 +52,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: node id must be 1-255", ErrConfig)
 	case c.NodeTimeout <= c.Heartbeat:
 		return fmt.Errorf("%w: node timeout %v must exceed the heartbeat %v", ErrConfig, c.NodeTimeout, c.Heartbeat)
+	case c.LockReplicas < 0 || c.LockReplicas > 5:
+		return fmt.Errorf("%w: login lock replicas %d must be 1-5 (0: automatic)", ErrConfig, c.LockReplicas)
 	}
 	return nil
 }

@@ -1,0 +1,105 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/poll"
+)
+
+// TestLease_WorksOnEveryServerKind takes, holds and expires a login lock on
+// the embedded server (newest, limit markers) and on the machine's
+// nats-server (Debian 12: 2.9.10, no limit markers), and checks the state
+// reported for health.
+func TestLease_WorksOnEveryServerKind(t *testing.T) {
+	for _, tt := range []struct {
+		kind    natstest.Kind
+		markers bool
+	}{{natstest.Embedded, true}, {natstest.External, false}} {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			ns := natstest.StartKind(t, tt.kind)
+			a, _, _ := start(t, fastConfig(ns.URL(), 10))
+			b, _, _ := start(t, fastConfig(ns.URL(), 11))
+			ctx := context.Background()
+			if ok, err := a.Acquire(ctx, 1); !ok || err != nil {
+				t.Fatalf("first take: %v, %v (state %v)", ok, err, a.LockState())
+			}
+			if ok, err := b.Acquire(ctx, 1); ok || err != nil {
+				t.Fatalf("take while held: %v, %v", ok, err)
+			}
+			taken := time.Now()
+			poll.True(t, 5*time.Second, "lock expires", func() bool {
+				ok, err := b.Acquire(ctx, 1)
+				return ok && err == nil
+			})
+			if d := time.Since(taken); d < 500*time.Millisecond {
+				t.Fatalf("a 1s lock expired after %v", d)
+			}
+			if st := a.LockState(); st.String() != "ok" || st.Replicas != 1 {
+				t.Fatalf("lock state %+v, want ok with 1 replica on a lone server", st)
+			}
+			info := streamInfo(t, ns, "KV_ether_login")
+			if info.Config.AllowMsgTTL != tt.markers || info.Config.MaxAge != time.Second {
+				t.Fatalf("bucket config: limit markers %v (want %v), max age %v", info.Config.AllowMsgTTL, tt.markers, info.Config.MaxAge)
+			}
+		})
+	}
+}
+
+func TestLease_StateWhileNATSIsDown(t *testing.T) {
+	ns := natstest.Start(t)
+	a, _, _ := start(t, fastConfig(ns.URL(), 10))
+	poll.True(t, 5*time.Second, "lock ready", func() bool { return a.LockState().Available })
+	ns.Shutdown()
+	poll.True(t, 5*time.Second, "lock unavailable without NATS", func() bool {
+		st := a.LockState()
+		return !st.Available && st.String() == "unavailable: not connected to NATS (login checks use a node-local lock)"
+	})
+	ns.Restart()
+	poll.True(t, 10*time.Second, "lock back with NATS", func() bool { return a.LockState().Available })
+}
+
+func TestLease_ExplicitReplicasBeyondTheServersIsUnavailable(t *testing.T) {
+	ns := natstest.Start(t)
+	cfg := fastConfig(ns.URL(), 10)
+	cfg.LockReplicas = 3
+	a, _, _ := start(t, cfg)
+	if ok, err := a.Acquire(context.Background(), 1); ok || err == nil {
+		t.Fatalf("Acquire with 3 replicas on one server = %v, %v; want an error", ok, err)
+	}
+	if st := a.LockState(); st.Available || st.Reason == "" {
+		t.Fatalf("lock state %+v, want unavailable with a reason", st)
+	}
+}
+
+func TestVersionAtLeast(t *testing.T) {
+	tests := []struct {
+		have string
+		want bool
+	}{
+		{"2.9.0", true}, {"2.9.10", true}, {"2.10.22", true}, {"2.11.0-RC.1", true}, {"v2.12.1", true},
+		{"2.8.4", false}, {"1.4.1", false}, {"2.2.6+build", false}, {"", true}, {"weird", true},
+	}
+	for _, tt := range tests {
+		if got := versionAtLeast(tt.have, MinServerVersion); got != tt.want {
+			t.Errorf("versionAtLeast(%q, %s) = %v, want %v", tt.have, MinServerVersion, got, tt.want)
+		}
+	}
+}
+
+func streamInfo(t *testing.T, ns *natstest.Server, name string) *jetstream.StreamInfo {
+	t.Helper()
+	js, err := jetstream.New(ns.Connect(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(context.Background(), name)
+	if err != nil {
+		t.Fatalf("stream %s: %v", name, err)
+	}
+	return s.CachedInfo()
+}
