@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
 )
@@ -55,7 +56,7 @@ func (t *table) DeliverPM(target uint64, pm PM) PMResult {
 	switch {
 	case !ok:
 		return PMOffline
-	case p.Mode == 2:
+	case p.Mode == privacy.Off:
 		return PMPrivateOff
 	}
 	pm.Body = bytes.Clone(pm.Body)
@@ -124,9 +125,9 @@ func TestMember_LookupPingAndPM(t *testing.T) {
 	ns := natstest.Start(t)
 	a, ha, _ := start(t, fastConfig(ns.URL(), 10))
 	b, _, _ := start(t, fastConfig(ns.URL(), 11))
-	ha.add(Presence{User: 1, Node: 10, Mode: 0})
-	ha.add(Presence{User: 2, Node: 10, Mode: 1, Friends: []uint64{77}})
-	ha.add(Presence{User: 3, Node: 10, Mode: 2})
+	ha.add(Presence{User: 1, Node: 10, Mode: privacy.On})
+	ha.add(Presence{User: 2, Node: 10, Mode: privacy.Friends, Friends: []uint64{77}})
+	ha.add(Presence{User: 3, Node: 10, Mode: privacy.Off})
 	for _, u := range []uint64{1, 2, 3} {
 		if err := a.Join(u); err != nil {
 			t.Fatal(err)
@@ -186,7 +187,7 @@ func TestMember_BroadcastAndTargetedPresence(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = b.nc.Flush()
-	p := Presence{User: 1, Node: 10, Mode: 1, Friends: []uint64{500, 501}}
+	p := Presence{User: 1, Node: 10, Mode: privacy.Friends, Friends: []uint64{500, 501}}
 	if err := a.Broadcast(p); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+
+	"github.com/corrosion/corrosion/ether/privacy"
 )
 
 // The node-to-node payloads are small binary records (big-endian), one
@@ -32,23 +34,18 @@ var ErrMalformed = errors.New("cluster: malformed payload")
 // see it there. Node 0 means offline.
 type Presence struct {
 	User    uint64
-	Node    uint8    // the world node the player is on; 0 when offline
-	Mode    uint8    // private chat mode: 0 on, 1 friends, 2 off
-	Friends []uint64 // the player's friends; carried only in mode 1
+	Node    uint8        // the world node the player is on; 0 when offline
+	Mode    privacy.Mode // who may see the player there
+	Friends []uint64     // the player's friends; carried only in Friends mode
 }
 
 // VisibleNode is the node at which asker sees p's player: p.Node when the
-// private mode lets asker see it, else 0.
+// private mode lets asker see it (privacy.Mode.Visible), else 0.
 func (p Presence) VisibleNode(asker uint64) uint8 {
-	switch {
-	case p.Node == 0:
+	if p.Node == 0 || !p.Mode.Visible(func() bool { return slices.Contains(p.Friends, asker) }) {
 		return 0
-	case p.Mode == 0:
-		return p.Node
-	case p.Mode == 1 && slices.Contains(p.Friends, asker):
-		return p.Node
 	}
-	return 0
+	return p.Node
 }
 
 // PM is a private message in flight between nodes.
@@ -93,15 +90,16 @@ func (r PMResult) String() string {
 func appendU64(b []byte, v uint64) []byte { return binary.BigEndian.AppendUint64(b, v) }
 
 // appendPresences encodes origin u8, count u16, then per entry: user u64,
-// node u8, mode u8, friend count u16, friends u64 each (only in mode 1).
+// node u8, mode u8, friend count u16, friends u64 each (only in Friends
+// mode, where the receiver needs them to decide visibility).
 func appendPresences(b []byte, origin uint8, ps []Presence) []byte {
 	b = append(b, origin)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(ps)))
 	for _, p := range ps {
 		b = appendU64(b, p.User)
-		b = append(b, p.Node, p.Mode)
+		b = append(b, p.Node, byte(p.Mode))
 		var fs []uint64
-		if p.Mode == 1 && p.Node != 0 {
+		if p.Mode == privacy.Friends && p.Node != 0 {
 			fs = p.Friends
 		}
 		b = binary.BigEndian.AppendUint16(b, uint16(len(fs)))
@@ -129,7 +127,7 @@ func parsePresences(b []byte) (origin uint8, ps []Presence, err error) {
 		if len(b) < 12 {
 			return 0, nil, ErrMalformed
 		}
-		p := Presence{User: binary.BigEndian.Uint64(b), Node: b[8], Mode: b[9]}
+		p := Presence{User: binary.BigEndian.Uint64(b), Node: b[8], Mode: privacy.Mode(b[9])}
 		nf := int(binary.BigEndian.Uint16(b[10:]))
 		b = b[12:]
 		if len(b) < nf*8 {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/corrosion/corrosion/ether/privacy"
 )
 
 func TestPresences_RoundTrip(t *testing.T) {
@@ -13,9 +15,9 @@ func TestPresences_RoundTrip(t *testing.T) {
 		ps   []Presence
 	}{
 		{"empty", nil},
-		{"on", []Presence{{User: 1, Node: 10, Mode: 0}}},
-		{"friends mode carries the list", []Presence{{User: 1<<64 - 1, Node: 255, Mode: 1, Friends: []uint64{3, 4}}}},
-		{"several, offline drops the list", []Presence{{User: 2, Node: 0, Mode: 1}, {User: 3, Node: 11, Mode: 2}}},
+		{"on", []Presence{{User: 1, Node: 10, Mode: privacy.On}}},
+		{"friends mode carries the list", []Presence{{User: 1<<64 - 1, Node: 255, Mode: privacy.Friends, Friends: []uint64{3, 4}}}},
+		{"several, offline drops the list", []Presence{{User: 2, Node: 0, Mode: privacy.Friends}, {User: 3, Node: 11, Mode: privacy.Off}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,11 +42,11 @@ func TestPresence_VisibleNode(t *testing.T) {
 		asker uint64
 		want  uint8
 	}{
-		{"on", Presence{Node: 10, Mode: 0}, 5, 10},
-		{"friends, listed", Presence{Node: 10, Mode: 1, Friends: []uint64{5}}, 5, 10},
-		{"friends, not listed", Presence{Node: 10, Mode: 1, Friends: []uint64{6}}, 5, 0},
-		{"off", Presence{Node: 10, Mode: 2, Friends: []uint64{5}}, 5, 0},
-		{"offline", Presence{Node: 0, Mode: 0}, 5, 0},
+		{"on", Presence{Node: 10, Mode: privacy.On}, 5, 10},
+		{"friends, listed", Presence{Node: 10, Mode: privacy.Friends, Friends: []uint64{5}}, 5, 10},
+		{"friends, not listed", Presence{Node: 10, Mode: privacy.Friends, Friends: []uint64{6}}, 5, 0},
+		{"off", Presence{Node: 10, Mode: privacy.Off, Friends: []uint64{5}}, 5, 0},
+		{"offline", Presence{Node: 0, Mode: privacy.On}, 5, 0},
 		{"unknown mode hides", Presence{Node: 10, Mode: 9}, 5, 0},
 	}
 	for _, tt := range tests {
@@ -84,7 +86,7 @@ func TestParseRequest(t *testing.T) {
 }
 
 func FuzzParsePresences(f *testing.F) {
-	f.Add(appendPresences(nil, 10, []Presence{{User: 1, Node: 10, Mode: 1, Friends: []uint64{2}}}))
+	f.Add(appendPresences(nil, 10, []Presence{{User: 1, Node: 10, Mode: privacy.Friends, Friends: []uint64{2}}}))
 	f.Add([]byte{1, 0, 0})
 	f.Add([]byte{1, 255, 255})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -93,7 +95,7 @@ func FuzzParsePresences(f *testing.F) {
 			return
 		}
 		// What parses re-encodes to the same bytes, except friend lists
-		// outside mode 1, which the encoder leaves out.
+		// outside Friends mode, which the encoder leaves out.
 		again := appendPresences(nil, origin, ps)
 		if canonical(ps) && !bytes.Equal(again, b) {
 			t.Fatalf("re-encoding differs:\n in  %x\n out %x", b, again)
@@ -103,7 +105,7 @@ func FuzzParsePresences(f *testing.F) {
 
 func canonical(ps []Presence) bool {
 	for _, p := range ps {
-		if len(p.Friends) > 0 && (p.Mode != 1 || p.Node == 0) {
+		if len(p.Friends) > 0 && (p.Mode != privacy.Friends || p.Node == 0) {
 			return false
 		}
 	}

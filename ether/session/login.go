@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/ether/store"
 )
@@ -12,7 +13,7 @@ import (
 // login starts (or restarts) user's session: lists from the database, the
 // player subject joined, then the login lock released. mode, when given
 // (a resync), overrides the stored private mode. It sends nothing.
-func (m *Manager) login(user uint64, pid uint16, mode *uint8) *Session {
+func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
 	m.mu.Lock()
 	s := m.sessions[user]
 	if s == nil {
@@ -36,7 +37,7 @@ func (m *Manager) login(user uint64, pid uint16, mode *uint8) *Session {
 	if err == nil {
 		m.setListsLocked(s, lists)
 	}
-	if mode != nil && *mode <= 2 && *mode != s.mode {
+	if mode != nil && mode.Valid() && *mode != s.mode {
 		s.mode = *mode
 		m.store.SetMode(user, *mode)
 	}
@@ -110,7 +111,7 @@ func (m *Manager) logout(user uint64) {
 
 // resync recreates user's session after the world reconnected, with the
 // world's private mode, and re-sends its lists.
-func (m *Manager) resync(user uint64, pid uint16, mode uint8) {
+func (m *Manager) resync(user uint64, pid uint16, mode privacy.Mode) {
 	m.login(user, pid, &mode)
 	m.requestLists(user)
 }

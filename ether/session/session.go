@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/ether/store"
 )
@@ -38,7 +39,7 @@ type Store interface {
 	DelFriend(owner, friend uint64)
 	AddIgnore(owner, ignore uint64, limit int)
 	DelIgnore(owner, ignore uint64)
-	SetMode(user uint64, mode uint8)
+	SetMode(user uint64, mode privacy.Mode)
 	Save(user uint64, data []byte, done func(ok bool))
 }
 
@@ -110,13 +111,13 @@ type Session struct {
 	user uint64 // immutable
 
 	mu       sync.Mutex
-	pid      uint16    // guarded by mu
-	mode     uint8     // guarded by mu; private chat mode
-	friends  []friend  // guarded by mu; in list order
-	ignores  []uint64  // guarded by mu
-	loaded   bool      // guarded by mu; lists came from the database
-	ready    bool      // guarded by mu; joined the cluster, answers queries
-	orphaned time.Time // guarded by mu; when its world link was lost (zero: linked)
+	pid      uint16       // guarded by mu
+	mode     privacy.Mode // guarded by mu; private chat mode
+	friends  []friend     // guarded by mu; in list order
+	ignores  []uint64     // guarded by mu
+	loaded   bool         // guarded by mu; lists came from the database
+	ready    bool         // guarded by mu; joined the cluster, answers queries
+	orphaned time.Time    // guarded by mu; when its world link was lost (zero: linked)
 }
 
 // friend is one entry of a friend list with what the world was last told.
@@ -259,10 +260,11 @@ func (s *Session) findLocked(id uint64) int {
 	return -1
 }
 
-// presenceLocked is what s announces: it is on node, visible by mode.
+// presenceLocked is what s announces: it is on node, visible by mode (in
+// Friends mode the receivers need the friend list to decide).
 func (s *Session) presenceLocked(node uint8) cluster.Presence {
 	p := cluster.Presence{User: s.user, Node: node, Mode: s.mode}
-	if s.mode == 1 {
+	if s.mode == privacy.Friends {
 		p.Friends = make([]uint64, len(s.friends))
 		for i, f := range s.friends {
 			p.Friends[i] = f.id
@@ -273,13 +275,14 @@ func (s *Session) presenceLocked(node uint8) cluster.Presence {
 
 // visibleLocked is the node at which asker sees s (0: hidden).
 func (s *Session) visibleLocked(node uint8, asker uint64) uint8 {
-	switch s.mode {
-	case 0:
-		return node
-	case 1:
-		if s.findLocked(asker) >= 0 {
-			return node
-		}
+	if !s.visibleToLocked(asker) {
+		return 0
 	}
-	return 0
+	return node
+}
+
+// visibleToLocked reports whether s's private mode lets other see s and send
+// it private messages (privacy.Mode.Visible).
+func (s *Session) visibleToLocked(other uint64) bool {
+	return s.mode.Visible(func() bool { return s.findLocked(other) >= 0 })
 }

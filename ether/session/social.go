@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/ether/proto"
 )
 
@@ -40,7 +41,7 @@ func (m *Manager) friendAdd(owner, id uint64) {
 	}
 	p := s.presenceLocked(m.cfg.NodeID)
 	s.mu.Unlock()
-	if mode == 1 {
+	if mode == privacy.Friends {
 		m.tell(id, p)
 	}
 }
@@ -68,7 +69,7 @@ func (m *Manager) friendDel(owner, id uint64) {
 	p := s.presenceLocked(m.cfg.NodeID)
 	s.mu.Unlock()
 	m.store.DelFriend(owner, id)
-	if mode == 1 {
+	if mode == privacy.Friends {
 		m.tell(id, p)
 	}
 }
@@ -110,8 +111,8 @@ func (m *Manager) ignoreDel(owner, id uint64) {
 
 // chatMode sets the private mode; a change re-notifies the players who
 // list this one, an unchanged mode does nothing at all.
-func (m *Manager) chatMode(user uint64, mode uint8) {
-	if mode > 2 {
+func (m *Manager) chatMode(user uint64, mode privacy.Mode) {
+	if !mode.Valid() {
 		m.log.Warn("ignoring a private mode out of range", "user", user, "mode", mode)
 		return
 	}
@@ -162,10 +163,11 @@ func (m *Manager) DeliverPM(target uint64, pm cluster.PM) cluster.PMResult {
 	switch {
 	case slices.Contains(s.ignores, pm.Sender):
 		res = cluster.PMIgnored
-	case s.mode == 2:
-		res = cluster.PMPrivateOff
-	case s.mode == 1 && s.findLocked(pm.Sender) < 0:
+	case s.visibleToLocked(pm.Sender): // delivered
+	case s.mode == privacy.Friends:
 		res = cluster.PMNotFriend
+	default:
+		res = cluster.PMPrivateOff
 	}
 	s.mu.Unlock()
 	if res != cluster.PMDelivered {

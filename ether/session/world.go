@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/ether/proto"
 )
 
@@ -44,7 +45,7 @@ func (m *Manager) Handle(msg proto.Message) {
 		m.do(u, func() { m.requestLists(u) })
 	case *proto.ChatModeUpdate:
 		v := *f
-		m.do(v.User37, func() { m.chatMode(v.User37, v.PrivateMode) })
+		m.do(v.User37, func() { m.chatMode(v.User37, privacy.Mode(v.PrivateMode)) })
 	case *proto.PlayerSaveRequest:
 		u, data := f.User37, bytes.Clone(f.SaveData)
 		m.do(u, func() { m.save(u, data) })
@@ -54,7 +55,7 @@ func (m *Manager) Handle(msg proto.Message) {
 	case *proto.PlayerResync:
 		v := *f
 		m.adopt(v.User37) // now, so that a RefreshAll right behind sees it linked
-		m.do(v.User37, func() { m.resync(v.User37, v.PID, v.PrivateMode) })
+		m.do(v.User37, func() { m.resync(v.User37, v.PID, privacy.Mode(v.PrivateMode)) })
 	case *proto.LoginCheck:
 		u := f.User37
 		m.do(u, func() { m.loginCheck(u) })

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/corrosion/corrosion/ether/privacy"
 )
 
 // maxBatch is the most players one load query reads.
@@ -89,7 +91,7 @@ func (s *Store) loadMany(users []int64) (map[uint64]*Lists, error) {
 	sets := []func(l *Lists, v int64){
 		func(l *Lists, v int64) { l.Friends = append(l.Friends, uint64(v)) },
 		func(l *Lists, v int64) { l.Ignores = append(l.Ignores, uint64(v)) },
-		func(l *Lists, v int64) { l.Mode = uint8(v) },
+		func(l *Lists, v int64) { l.Mode = privacy.Mode(v) },
 	}
 	for _, set := range sets {
 		if err := readPairs(br, out, set); err != nil {

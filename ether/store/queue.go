@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/corrosion/corrosion/ether/privacy"
 )
 
 type opKind uint8
@@ -28,7 +30,7 @@ type op struct {
 	kind         opKind
 	owner, other uint64
 	limit        int
-	mode         uint8
+	mode         privacy.Mode
 	data         []byte
 	done         []func(ok bool) // guarded by queue.mu; saves: see Store.Save
 }
@@ -219,7 +221,7 @@ func (s *Store) DelIgnore(owner, ignore uint64) {
 }
 
 // SetMode queues storing a player's private chat mode.
-func (s *Store) SetMode(user uint64, mode uint8) {
+func (s *Store) SetMode(user uint64, mode privacy.Mode) {
 	s.enqueue(&op{kind: opSetMode, owner: user, mode: mode})
 }
 

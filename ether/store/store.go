@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/corrosion/corrosion/ether/privacy"
 )
 
 // Sentinel errors.
@@ -54,7 +56,7 @@ func (c *Config) setDefaults() {
 type Lists struct {
 	Friends []uint64 // in the order they were added
 	Ignores []uint64
-	Mode    uint8 // private chat mode; 0 when never set
+	Mode    privacy.Mode // private chat mode; On when never set
 }
 
 // Store is the database of one ether node. Reads go straight to the pool;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
 )
@@ -121,7 +122,7 @@ func TestStore_ListsModesAndSaves(t *testing.T) {
 	s.AddIgnore(me, 7, 100)
 	s.AddIgnore(me, 8, 100)
 	s.DelIgnore(me, 7)
-	s.SetMode(me, 2)
+	s.SetMode(me, privacy.Off)
 
 	got, err := s.Load(ctx, me)
 	if err != nil {
@@ -133,8 +134,8 @@ func TestStore_ListsModesAndSaves(t *testing.T) {
 	if want := []uint64{8}; !slices.Equal(got.Ignores, want) {
 		t.Errorf("ignores = %v, want %v", got.Ignores, want)
 	}
-	if got.Mode != 2 {
-		t.Errorf("mode = %d, want 2", got.Mode)
+	if got.Mode != privacy.Off {
+		t.Errorf("mode = %v, want off", got.Mode)
 	}
 
 	empty, err := s.LoadSave(ctx, me)
@@ -151,7 +152,7 @@ func TestStore_ListsModesAndSaves(t *testing.T) {
 		t.Fatalf("LoadSave = %q, %v", data, err)
 	}
 	other, err := s.Load(ctx, 12345)
-	if err != nil || len(other.Friends)+len(other.Ignores) != 0 || other.Mode != 0 {
+	if err != nil || len(other.Friends)+len(other.Ignores) != 0 || other.Mode != privacy.On {
 		t.Fatalf("Load of an unknown player = %+v, %v", other, err)
 	}
 }
@@ -174,7 +175,7 @@ func TestStore_OutageQueuesWritesAndRecovers(t *testing.T) {
 	s.AddFriend(1, 3, 200)
 	s.DelFriend(1, 2)
 	s.AddIgnore(1, 9, 100)
-	s.SetMode(1, 1)
+	s.SetMode(1, privacy.Friends)
 	s.Save(1, []byte("old"), func(ok bool) { acked <- ok })
 	s.Save(1, []byte("new"), func(ok bool) { acked <- ok })
 	if data, err := s.LoadSave(ctx, 1); err != nil || string(data) != "new" {
@@ -199,7 +200,7 @@ func TestStore_OutageQueuesWritesAndRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Friends, []uint64{3}) || !slices.Equal(got.Ignores, []uint64{9}) || got.Mode != 1 {
+	if !slices.Equal(got.Friends, []uint64{3}) || !slices.Equal(got.Ignores, []uint64{9}) || got.Mode != privacy.Friends {
 		t.Fatalf("after recovery: %+v", got)
 	}
 	if data, err := s.LoadSave(ctx, 1); err != nil || string(data) != "new" {
