@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/redact"
 )
 
 // Config is the whole configuration of one ether node. Every field has an
@@ -85,7 +87,7 @@ func (c *Config) Validate() error {
 			c.ClusterHosts[i] = h
 		}
 		if u, err := url.Parse(h); err != nil || u.Host == "" {
-			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", h)
+			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
 	}
 	if c.MetricsListen != "" {
@@ -137,7 +139,7 @@ func (c *Config) vars() []envVar {
 		{"RS_DB_NAME", "db-name", "Postgres database", strSetter(&c.DBName), func() string { return c.DBName }},
 		{"RS_DB_USER", "db-user", "Postgres user", strSetter(&c.DBUser), func() string { return c.DBUser }},
 		{"RS_DB_PASS", "db-pass", "Postgres password", strSetter(&c.DBPass), func() string { return "***" }},
-		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", listSetter(&c.ClusterHosts), func() string { return strings.Join(c.ClusterHosts, ",") }},
+		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", listSetter(&c.ClusterHosts), c.ClusterHostsRedacted},
 		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", strSetter(&c.ClusterName), func() string { return c.ClusterName }},
 		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", strSetter(&c.MetricsListen), func() string { return c.MetricsListen }},
 		{"RS_LEASE_TTL", "lease-ttl", "login lock lifetime", durSetter(&c.LeaseTTL), func() string { return c.LeaseTTL.String() }},
@@ -147,6 +149,12 @@ func (c *Config) vars() []envVar {
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", durSetter(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", strSetter(&c.LogLevel), func() string { return c.LogLevel }},
 	}
+}
+
+// ClusterHostsRedacted is RS_CLUSTER_HOSTS as shown in messages and logs:
+// the URLs' credentials hidden (internal/redact).
+func (c *Config) ClusterHostsRedacted() string {
+	return redact.List(strings.Join(c.ClusterHosts, ","))
 }
 
 // LoadConfig builds the configuration from defaults, then the environment

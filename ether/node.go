@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,7 +119,7 @@ func (n *Node) Run(ctx context.Context) error {
 		go func() { _ = n.metrics.Serve(n.metricsL) }()
 	}
 	n.log.Info("ether ready", "node", n.cfg.NodeID, "world_link", n.link.Addr().String(),
-		"cluster", n.cfg.ClusterName, "nats", strings.Join(n.cfg.ClusterHosts, ","), "metrics", n.cfg.MetricsListen)
+		"cluster", n.cfg.ClusterName, "nats", n.cfg.ClusterHostsRedacted(), "metrics", n.cfg.MetricsListen)
 
 	var err error
 	select {

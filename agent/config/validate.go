@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/redact"
 )
 
 // FieldError is one problem with one setting. Its text is always
@@ -108,17 +109,14 @@ func validateNATSURL(p *problems, list string) {
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
 		if e == "" {
-			p.add(field, "%q has an empty entry (want comma-separated nats:// URLs)", redactURLs(list))
+			p.add(field, "%q has an empty entry (want comma-separated nats:// URLs)", redact.List(list))
 			return
 		}
 		u, err := url.Parse(e)
-		shown := redactURLs(e)
-		if err == nil && u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				shown = u.Redacted()
-			}
-		}
+		shown := redact.URL(e)
 		switch {
+		case credentialsCutShort(e, u, err):
+			p.add(field, "%q: the user name or password cannot be parsed (percent-encode / ? # @ %% in it, or use nats_user and nats_password)", shown)
 		case err != nil:
 			p.add(field, "%q is not a URL", shown)
 		case !slices.Contains(NATSSchemes, u.Scheme):
@@ -131,10 +129,23 @@ func validateNATSURL(p *problems, list string) {
 	}
 }
 
-var userinfoRE = regexp.MustCompile(`://[^@/]*:[^@/]*@`)
-
-// redactURLs hides passwords in text that may not parse as a URL.
-func redactURLs(s string) string { return userinfoRE.ReplaceAllString(s, "://xxxxx@") }
+// credentialsCutShort reports whether e holds credentials that url.Parse
+// (and so nats.go) cannot read as written: it fails to parse, or an
+// unescaped '/', '?' or '#' in the password ends the authority early, so
+// that the '@' lands in the path, query or fragment and part of the
+// password would be taken for the host and port.
+func credentialsCutShort(e string, u *url.URL, err error) bool {
+	at := strings.LastIndexByte(e, '@')
+	if at < 0 {
+		return false
+	}
+	if err != nil || u.User == nil {
+		return true
+	}
+	start := strings.Index(e, "://") + 3
+	end := strings.IndexAny(e[start:], "/?#")
+	return end >= 0 && at > start+end
+}
 
 func validPort(s string) bool {
 	n, err := strconv.Atoi(s)

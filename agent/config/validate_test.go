@@ -163,15 +163,46 @@ func TestValidate_AllProblemsReported(t *testing.T) {
 
 func TestValidate_RedactsNATSPassword(t *testing.T) {
 	f := newFixture(t)
-	for _, u := range []string{"http://user:s3cret@h:1", "nats://user:s3cret@h:99999", "nats://user:s3cret@h:1,,x"} {
+	cases := []struct{ url, pw string }{
+		{"http://user:s3cret@h:1", "s3cret"}, {"nats://user:s3cret@h:99999", "s3cret"}, {"nats://user:s3cret@h:1,,x", "s3cret"},
+		// An unescaped '/' (or '?', '#', a stray '%') in the password.
+		{"nats://user:s3cret/tail@h:4222", "tail"}, {"http://user:s3cret/tail@h:4222", "tail"},
+		{"nats://user:s3cret/tail@h:4222,,x", "tail"}, {"nats://user:99999/tail@h:4222", "99999"},
+		{"nats://user:s3cret?tail@h", "tail"}, {"nats://user:s3cret#tail@h", "tail"}, {"nats://user:100%tail@h", "tail"},
+	}
+	for _, tc := range cases {
+		c := validConfig(t, f)
+		c.Agent.NATSURL = tc.url
+		err := c.Validate()
+		if err == nil {
+			t.Fatalf("%s: no error", tc.url)
+		}
+		for _, part := range []string{"s3cret", tc.pw} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("%s: error shows %q of the password: %v", tc.url, part, err)
+			}
+		}
+	}
+}
+
+// TestValidate_NATSURLCredentialsCutShort: a password with an unescaped
+// '/' (or '?', '#') ends the URL's authority early; nats.go would dial a
+// "host" made of the user name and part of the password. Refused, naming
+// the field, without the secret.
+func TestValidate_NATSURLCredentialsCutShort(t *testing.T) {
+	f := newFixture(t)
+	for _, u := range []string{"nats://user:12/34@h:4222", "nats://admin:1234#5@h:4222", "nats://a:1, nats://user:1?x@h:4222", "nats://us er:pw@h"} {
 		c := validConfig(t, f)
 		c.Agent.NATSURL = u
 		err := c.Validate()
-		if err == nil {
-			t.Fatalf("%s: no error", u)
+		wantProblem(t, err, "agent.nats_url", "cannot be parsed", "xxxxx@")
+		if strings.Contains(err.Error(), "34") || strings.Contains(err.Error(), "1234") {
+			t.Errorf("%s: error shows the password: %v", u, err)
 		}
-		if strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("error leaks the password: %v", err)
-		}
+	}
+	c := validConfig(t, f)
+	c.Agent.NATSURL = "nats://user:p%2Fss%40w@h:4222, nats://u:p:a@h2"
+	if err := c.Validate(); err != nil {
+		t.Errorf("escaped password refused: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package supervise
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 	"time"
@@ -161,31 +160,4 @@ func (c *console) Dropped() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.dropped
-}
-
-// splitLines appends to dst the complete lines of buf (views into buf,
-// trailing \r removed) and returns them with the unterminated rest. A line
-// longer than wire.MaxLineBytes is cut into pieces of that size.
-func splitLines(dst [][]byte, buf []byte) (lines [][]byte, rest []byte) {
-	for {
-		i := bytes.IndexByte(buf, '\n')
-		if i < 0 {
-			break
-		}
-		dst = appendCapped(dst, bytes.TrimSuffix(buf[:i], []byte{'\r'}))
-		buf = buf[i+1:]
-	}
-	for len(buf) > wire.MaxLineBytes {
-		dst = append(dst, buf[:wire.MaxLineBytes])
-		buf = buf[wire.MaxLineBytes:]
-	}
-	return dst, buf
-}
-
-func appendCapped(dst [][]byte, l []byte) [][]byte {
-	for len(l) > wire.MaxLineBytes {
-		dst = append(dst, l[:wire.MaxLineBytes])
-		l = l[wire.MaxLineBytes:]
-	}
-	return append(dst, l)
 }

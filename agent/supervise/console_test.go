@@ -1,40 +1,11 @@
 package supervise
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 )
-
-// FuzzSplitLines: splitting loses nothing but line ends (and a \r before
-// one), and no line exceeds the cap, whatever the child prints.
-func FuzzSplitLines(f *testing.F) {
-	for _, s := range []string{"", "a\nb\n", "no newline", "crlf\r\nx\r\n", "\n\n\n", "\r", strings.Repeat("y", 70000) + "\nz"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		lines, rest := splitLines(nil, data)
-		var joined []byte
-		for _, l := range lines {
-			if len(l) > wire.MaxLineBytes {
-				t.Fatalf("line of %d bytes", len(l))
-			}
-			joined = append(joined, l...)
-		}
-		joined = append(joined, rest...)
-		want := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-		want = bytes.ReplaceAll(want, []byte("\n"), nil)
-		if !bytes.Equal(joined, want) {
-			t.Fatalf("split lost or changed bytes:\n got %q\nwant %q", joined, want)
-		}
-		if bytes.IndexByte(rest, '\n') >= 0 {
-			t.Fatal("rest holds a complete line")
-		}
-	})
-}
 
 func TestConsole_ThrottleEpisodes(t *testing.T) {
 	sink := &recSink{}

@@ -37,10 +37,9 @@ func (s *Supervisor) logPath(stream string) string {
 // startFollowing starts the tailers of r at the given offsets.
 func (s *Supervisor) startFollowing(r *run, offsets map[string]int64) {
 	for _, stream := range []string{wire.StreamStdout, wire.StreamStderr} {
-		t := newTailer(s.logPath(stream), stream, offsets[stream], s.con, s.log, func(lines [][]byte) {
-			s.checkReady(r, lines)
-		})
-		t.needAll = r.readyPending.Load
+		t := newTailer(tailerConfig{path: s.logPath(stream), stream: stream, offset: offsets[stream],
+			onLines: func(lines [][]byte) { s.checkReady(r, lines) }, needAll: r.readyPending.Load},
+			s.con, s.log)
 		r.tails = append(r.tails, t)
 		go t.run()
 	}
@@ -59,7 +58,7 @@ func (r *run) stopFollowing() {
 func (r *run) offsets() map[string]int64 {
 	m := make(map[string]int64, len(r.tails))
 	for _, t := range r.tails {
-		m[t.stream] = t.offset.Load()
+		m[t.stream] = t.Offset()
 	}
 	return m
 }

@@ -1,12 +1,7 @@
 package supervise
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"log/slog"
-	"os"
-	"sync/atomic"
 	"time"
 )
 
@@ -17,35 +12,51 @@ const (
 	tailChunk    = 256 << 10
 )
 
-// tailer follows one of the child's log files (stdout.log or stderr.log)
-// from a byte offset and hands complete lines to its console. The child
-// writes with O_APPEND; when the file passes MaxLogBytes the tailer reads it
-// to the end and truncates it, and the child's next write lands at 0.
-type tailer struct {
-	path    string               // immutable
-	stream  string               // immutable
-	con     *console             // immutable
-	onLines func(lines [][]byte) // immutable; may be nil (readiness check)
-	offset  atomic.Int64         // bytes consumed; persisted for adoption
-	stop    chan struct{}        // closed to stop after a final drain
-	done    chan struct{}        // closed when run returns
-	carry   []byte               // owned by run: an unterminated line
-	lines   [][]byte             // owned by run: reused line views
-	maxSize int64                // immutable
-	clock   func() time.Time     // immutable
-	log     *slog.Logger         // immutable
-	lastErr string               // owned by run: the last read error logged
-	needAll func() bool          // immutable once running; may be nil: true while every line must be read
-	discard bool                 // owned by run: drop bytes up to the next newline (after a skip)
+// tailerConfig says what a tailer follows and who else looks at its lines.
+type tailerConfig struct {
+	path   string // the log file: stdout.log or stderr.log
+	stream string // wire.StreamStdout or wire.StreamStderr
+	offset int64  // where this run's output starts (or an adopted run resumes)
+	// onLines sees every complete line before the console does (the
+	// readiness check); nil: nobody.
+	onLines func(lines [][]byte)
+	// needAll reports true while every line must be read, so no output is
+	// skipped even when the throttle would drop it (a ready_pattern is
+	// waiting for its line); nil: never.
+	needAll func() bool
+	clock   func() time.Time // nil: time.Now
 }
 
-func newTailer(path, stream string, offset int64, con *console, log *slog.Logger, onLines func([][]byte)) *tailer {
-	t := &tailer{path: path, stream: stream, con: con, onLines: onLines, log: log,
-		stop: make(chan struct{}), done: make(chan struct{}),
-		maxSize: con.lim.MaxLogBytes, clock: time.Now}
-	t.offset.Store(offset)
+// tailer follows one of the child's log files and hands complete lines to
+// its console: a logReader knows the file (offsets, truncation, skipping
+// unread output while the throttle has no room), a lineSplitter knows the
+// lines (carry, the 64 KiB cap, discarding the rest of a skipped line).
+type tailer struct {
+	stream  string               // immutable after newTailer
+	con     *console             // immutable after newTailer
+	onLines func(lines [][]byte) // immutable after newTailer; may be nil
+	needAll func() bool          // immutable after newTailer; may be nil
+	clock   func() time.Time     // immutable after newTailer
+	src     *logReader           // immutable after newTailer; its state is owned by run
+	lines   lineSplitter         // owned by run (by the caller of readAvailable in tests)
+	stop    chan struct{}        // closed (once, by Stop) to stop after a final drain
+	done    chan struct{}        // closed when run returns
+}
+
+var _ chunkHandler = (*tailer)(nil)
+
+func newTailer(cfg tailerConfig, con *console, log *slog.Logger) *tailer {
+	t := &tailer{stream: cfg.stream, con: con, onLines: cfg.onLines, needAll: cfg.needAll,
+		clock: cfg.clock, src: newLogReader(cfg.path, cfg.offset, con.lim.MaxLogBytes, log),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if t.clock == nil {
+		t.clock = time.Now
+	}
 	return t
 }
+
+// Offset is how far the log file has been consumed; saved for adoption.
+func (t *tailer) Offset() int64 { return t.src.Offset() }
 
 // run follows the file until stop is closed, then drains what is left.
 func (t *tailer) run() {
@@ -58,7 +69,7 @@ func (t *tailer) run() {
 		case <-t.stop:
 			for t.readAvailable(buf) > 0 {
 			}
-			t.flushCarry()
+			t.flush()
 			return
 		default:
 		}
@@ -76,130 +87,47 @@ func (t *tailer) run() {
 	}
 }
 
-// readAvailable reads from the offset to the current end of the file and
-// delivers the complete lines; it returns the number of bytes read.
-func (t *tailer) readAvailable(buf []byte) int {
-	f, err := os.OpenFile(t.path, os.O_RDWR, 0)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			t.readFailed(err)
-		}
-		return 0
+// readAvailable reads what the child wrote since the last call and
+// delivers its complete lines; it returns the bytes consumed.
+func (t *tailer) readAvailable(buf []byte) int { return t.src.readAvailable(buf, t) }
+
+// chunk implements chunkHandler: it splits the bytes read into lines.
+func (t *tailer) chunk(p []byte) {
+	if n := t.lines.feed(p, t.emit); n > 0 {
+		t.con.skipped(int64(n))
 	}
-	defer f.Close()
-	off := t.offset.Load()
-	if fi, err := f.Stat(); err == nil && fi.Size() < off {
-		off = 0 // truncated behind our back
-	}
-	total := 0
-	for {
-		if t.shouldSkip() {
-			total += t.skip(f, &off)
-			break
-		}
-		n, err := f.ReadAt(buf, off)
-		if n > 0 {
-			off += int64(n)
-			total += n
-			t.consume(buf[:n])
-		}
-		if err != nil || n < len(buf) {
-			if err != nil && !errors.Is(err, io.EOF) {
-				t.readFailed(err)
-			}
-			break
-		}
-	}
-	if off > t.maxSize {
-		// Read to the end just now; truncating loses only what the child
-		// wrote in the last instant.
-		if n, _ := f.ReadAt(buf, off); n > 0 {
-			off += int64(n)
-			t.consume(buf[:n])
-		}
-		if f.Truncate(0) == nil {
-			off = 0
-		}
-	}
-	t.offset.Store(off)
-	return total
 }
 
-// shouldSkip reports whether what is left in the file would only be
-// dropped: the throttle window has no room, and no ready_pattern is
-// waiting for a line.
-func (t *tailer) shouldSkip() bool {
+// wouldDrop implements chunkHandler: what is left in the file would only
+// be dropped when the throttle window has no room, unless a ready_pattern
+// is waiting for a line.
+func (t *tailer) wouldDrop() bool {
 	if t.needAll != nil && t.needAll() {
 		return false
 	}
 	return !t.con.hasRoom(t.clock())
 }
 
-// skip jumps from *off to the end of the file without reading: during a
-// flood the throttle would drop those lines anyway, and not reading them
-// leaves the CPU to the game. The next read resumes at a line boundary.
-// It returns the bytes skipped.
-func (t *tailer) skip(f *os.File, off *int64) int {
-	fi, err := f.Stat()
-	if err != nil || fi.Size() <= *off {
-		return 0
-	}
-	end := fi.Size()
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], end-1); err == nil {
-		t.discard = last[0] != '\n' // landed inside a line: drop its rest
-	}
-	n := int(end - *off)
-	t.carry = t.carry[:0]
-	t.con.skipped(int64(n))
-	*off = end
-	return n
+// skipped implements chunkHandler: the splitter forgets the line it
+// carried, and the console counts the bytes.
+func (t *tailer) skipped(n int64, end skipEnd) {
+	t.lines.skipped(end)
+	t.con.skipped(n)
 }
 
-// readFailed logs a read error once, not on every poll.
-func (t *tailer) readFailed(err error) {
-	if msg := err.Error(); msg != t.lastErr {
-		t.lastErr = msg
-		t.log.Warn("read console log", "path", t.path, "err", err)
-	}
-}
-
-func (t *tailer) consume(p []byte) {
-	if t.discard {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			t.con.skipped(int64(len(p)))
-			return
-		}
-		t.con.skipped(int64(i + 1))
-		p, t.discard = p[i+1:], false
-	}
-	data := p
-	if len(t.carry) > 0 {
-		data = append(t.carry, p...)
-	}
-	lines, rest := splitLines(t.lines[:0], data)
-	t.lines = lines[:0]
-	if len(lines) > 0 {
-		if t.onLines != nil {
-			t.onLines(lines)
-		}
-		deliver(t.con, t.stream, lines, t.clock())
-	}
-	t.carry = append(t.carry[:0], rest...) // rest may alias carry: copy last
-}
-
-// flushCarry delivers a final unterminated line.
-func (t *tailer) flushCarry() {
-	if len(t.carry) == 0 {
-		return
-	}
-	lines := [][]byte{t.carry}
+// emit hands complete lines to the readiness check and the console.
+func (t *tailer) emit(lines [][]byte) {
 	if t.onLines != nil {
 		t.onLines(lines)
 	}
 	deliver(t.con, t.stream, lines, t.clock())
-	t.carry = t.carry[:0]
+}
+
+// flush delivers a final unterminated line.
+func (t *tailer) flush() {
+	if l := t.lines.flush(); len(l) > 0 {
+		t.emit([][]byte{l})
+	}
 }
 
 // Stop stops the tailer after a final drain and waits for it.

@@ -11,16 +11,17 @@ import (
 )
 
 // floodTailer is a tailer on a file of its own with a console that admits
-// two lines per second-long window, and a clock the test moves.
-func floodTailer(t *testing.T) (*tailer, *recSink, *time.Time, string) {
+// two lines per second-long window, and a clock the test moves. cfg may
+// set onLines and needAll.
+func floodTailer(t *testing.T, cfg tailerConfig) (*tailer, *recSink, *time.Time, string) {
 	t.Helper()
 	sink := &recSink{}
 	con := newConsole("x", sink, ConsoleLimits{LineLimit: 2, Window: time.Second, RingLines: 100})
-	path := filepath.Join(t.TempDir(), "stdout.log")
-	tl := newTailer(path, wire.StreamStdout, 0, con, testLogger(t), nil)
+	cfg.path = filepath.Join(t.TempDir(), "stdout.log")
+	cfg.stream = wire.StreamStdout
 	now := time.Unix(1000, 0)
-	tl.clock = func() time.Time { return now }
-	return tl, sink, &now, path
+	cfg.clock = func() time.Time { return now }
+	return newTailer(cfg, con, testLogger(t)), sink, &now, cfg.path
 }
 
 func appendFile(t *testing.T, path, s string) {
@@ -36,7 +37,7 @@ func appendFile(t *testing.T, path, s string) {
 }
 
 func TestTailer_SkipsWhatTheThrottleWouldDrop(t *testing.T) {
-	tl, sink, now, path := floodTailer(t)
+	tl, sink, now, path := floodTailer(t, tailerConfig{})
 	flood := strings.Repeat("flood line of some length\n", 40000) // ~1 MiB: several chunks
 	appendFile(t, path, flood+"half a li")
 	buf := make([]byte, tailChunk)
@@ -44,7 +45,7 @@ func TestTailer_SkipsWhatTheThrottleWouldDrop(t *testing.T) {
 	if got := tl.con.SkippedBytes(); got == 0 {
 		t.Fatal("nothing skipped though the window was full after the first chunk")
 	}
-	if off := tl.offset.Load(); off != int64(len(flood)+len("half a li")) {
+	if off := tl.Offset(); off != int64(len(flood)+len("half a li")) {
 		t.Fatalf("offset %d after a skip, want the end of the file", off)
 	}
 	// The child finishes its line and goes on; a new window opens.
@@ -64,7 +65,7 @@ func TestTailer_SkipsWhatTheThrottleWouldDrop(t *testing.T) {
 }
 
 func TestTailer_SkipResumesAtALineBoundary(t *testing.T) {
-	tl, sink, now, path := floodTailer(t)
+	tl, sink, now, path := floodTailer(t, tailerConfig{})
 	appendFile(t, path, strings.Repeat("x\n", 200000)) // ends with a newline
 	buf := make([]byte, tailChunk)
 	tl.readAvailable(buf)
@@ -77,14 +78,15 @@ func TestTailer_SkipResumesAtALineBoundary(t *testing.T) {
 }
 
 func TestTailer_NeverSkipsWhileWaitingForReadiness(t *testing.T) {
-	tl, _, _, path := floodTailer(t)
 	var seen []string
-	tl.needAll = func() bool { return true }
-	tl.onLines = func(lines [][]byte) {
-		for _, l := range lines {
-			seen = append(seen, string(l))
-		}
-	}
+	tl, _, _, path := floodTailer(t, tailerConfig{
+		needAll: func() bool { return true },
+		onLines: func(lines [][]byte) {
+			for _, l := range lines {
+				seen = append(seen, string(l))
+			}
+		},
+	})
 	appendFile(t, path, strings.Repeat("noise\n", 100000)+"World online\n")
 	tl.readAvailable(make([]byte, tailChunk))
 	if tl.con.SkippedBytes() != 0 || len(seen) == 0 || seen[len(seen)-1] != "World online" {
