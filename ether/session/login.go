@@ -96,7 +96,7 @@ func (m *Manager) logout(user uint64) {
 	if s == nil {
 		return
 	}
-	s.mu.Lock() // lock order: a session's mu before the manager's
+	s.mu.Lock() // lock order (package doc): Session.mu, then Manager.mu
 	s.ready = false
 	m.mu.Lock()
 	for _, f := range s.friends {

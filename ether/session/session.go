@@ -1,7 +1,3 @@
-// Package session keeps one session per player online on this ether node
-// (friends, ignores and private mode, loaded from the store) and carries
-// out the social behaviour of DESIGN.md section 5: lists, presence,
-// private messages, login checks, saves, resyncs and node up/down.
 package session
 
 import (
@@ -75,10 +71,7 @@ type Config struct {
 // Manager owns this node's sessions. It is the cluster's Handler and
 // takes the world's frames through Handle. Frames for one player are
 // worked on in order, one at a time; different players concurrently.
-//
-// Lock order: a Session's mu before the Manager's mu, and never two
-// sessions' mu at once. Frames to the world are sent with a session's mu
-// held, which keeps each player's frames in order.
+// The life cycle of a session and the lock order are in the package doc.
 type Manager struct {
 	cfg     Config // immutable after New
 	log     *slog.Logger
