@@ -36,7 +36,26 @@ type Health struct {
 	DBPendingWrites    int               `json:"db_pending_writes"`
 	NATSConnected      bool              `json:"nats_connected"`
 	NATSRTTMillis      float64           `json:"nats_rtt_ms"`
-	Peers              []uint8           `json:"peers"`
+	Peers              NodeIDs           `json:"peers"`
+	LoginLock          string            `json:"login_lock"`          // "ok" or "unavailable: <why>"
+	LoginLockReplicas  int               `json:"login_lock_replicas"` // of the lock's bucket; 0 until it exists
+}
+
+// NodeIDs is a list of node ids that marshals as a JSON array of numbers
+// ([11,12]), not as the base64 string encoding/json makes of a []uint8.
+type NodeIDs []uint8
+
+// MarshalJSON writes the ids as an array of numbers.
+func (ids NodeIDs) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 2+4*len(ids))
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(id), 10)
+	}
+	return append(b, ']'), nil
 }
 
 // healthRates remembers the previous frame counts to compute rates.
@@ -61,9 +80,8 @@ func (n *Node) Health() Health {
 		DBUp: n.store.Up(), DBRTTMillis: millis(n.store.RTT()), DBPendingWrites: n.store.Pending(),
 		NATSConnected: n.member.Connected(), Peers: n.member.Peers(),
 	}
-	if h.Peers == nil {
-		h.Peers = []uint8{}
-	}
+	lock := n.member.LockState()
+	h.LoginLock, h.LoginLockReplicas = lock.String(), lock.Replicas
 	if n.link.Up() {
 		h.WorldLink = "up"
 	}

@@ -21,6 +21,7 @@ func checkHealth(t *testing.T, snaps *nats.Subscription) {
 	t.Helper()
 	var h ether.Health
 	var raw map[string]any
+	var data []byte
 	poll.Until(t, wait, func() error {
 		msg, err := snaps.NextMsg(time.Second)
 		if err != nil {
@@ -30,16 +31,24 @@ func checkHealth(t *testing.T, snaps *nats.Subscription) {
 			t.Fatalf("health is not JSON: %v: %s", err, msg.Data)
 		}
 		_ = json.Unmarshal(msg.Data, &raw)
+		data = msg.Data
 		if h.Sessions != 1 || h.LoginChecksAllowed != 1 || h.PMsDropped != 1 || !slices.Equal(h.Peers, []uint8{11}) {
 			return notYet("snapshot %s", msg.Data)
 		}
 		return nil
 	})
+	// Node ids are numbers, as the docs show, not a base64 string ("Cw==").
+	if !strings.Contains(string(data), `"peers":[11]`) {
+		t.Errorf("snapshot peers are not [11]: %s", data)
+	}
+	if h.LoginLock != "ok" || h.LoginLockReplicas != 1 {
+		t.Errorf("login lock %q with %d replicas, want ok with 1", h.LoginLock, h.LoginLockReplicas)
+	}
 	if h.Node != 10 || h.WorldLink != "up" || !h.DBUp || !h.NATSConnected || h.Cluster != "t" || h.Instance == "" {
 		t.Fatalf("snapshot %+v", h)
 	}
 	for _, k := range []string{"node", "world_link", "sessions", "frames_in_per_s", "frames_out_per_s", "pms_delivered",
-		"pms_dropped", "login_checks_allowed", "login_checks_denied", "db_rtt_ms", "nats_rtt_ms", "peers"} {
+		"pms_dropped", "login_checks_allowed", "login_checks_denied", "db_rtt_ms", "nats_rtt_ms", "peers", "login_lock", "login_lock_replicas"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("health JSON lacks %q", k)
 		}
@@ -56,6 +65,8 @@ func checkMetrics(t *testing.T, addr string) {
 		"ether_world_link_up 1",
 		"ether_peers 1",
 		"ether_db_up 1",
+		"ether_login_lock_up 1",
+		"ether_login_lock_replicas 1",
 		`ether_node_info{cluster="t",node="10"} 1`,
 		"go_goroutines",
 	} {
@@ -64,8 +75,12 @@ func checkMetrics(t *testing.T, addr string) {
 		}
 	}
 	var h ether.Health
-	if err := json.Unmarshal([]byte(get(t, "http://"+addr+"/health")), &h); err != nil || h.Node != 10 {
+	body = get(t, "http://"+addr+"/health")
+	if err := json.Unmarshal([]byte(body), &h); err != nil || h.Node != 10 {
 		t.Fatalf("/health: %+v, %v", h, err)
+	}
+	if !strings.Contains(body, `"peers":[11]`) || !strings.Contains(body, `"login_lock":"ok"`) {
+		t.Errorf("/health peers or login lock: %s", body)
 	}
 }
 

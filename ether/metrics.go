@@ -29,6 +29,8 @@ var metricHelp = []struct{ name, help string }{
 	{"ether_db_pending_writes", "Writes queued for the database (grows during an outage)."},
 	{"ether_nats_connected", "1 when the NATS connection is up."},
 	{"ether_peers", "Other ether nodes seen alive."},
+	{"ether_login_lock_up", "1 when the cluster-wide login lock works; 0 while login checks cannot take it (see login_lock in /health for why)."},
+	{"ether_login_lock_replicas", "Replicas of the login lock's JetStream bucket (0 until it exists)."},
 	{"ether_node_info", "Constant 1, labelled with this node's id and cluster."},
 }
 
@@ -79,6 +81,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge("ether_db_pending_writes", float64(n.store.Pending()))
 	gauge("ether_nats_connected", b2f(n.member.Connected()))
 	gauge("ether_peers", float64(len(n.member.Peers())))
+	lock := n.member.LockState()
+	gauge("ether_login_lock_up", b2f(lock.Available))
+	gauge("ether_login_lock_replicas", float64(lock.Replicas))
 	gauge("ether_node_info", 1, itoa(n.cfg.NodeID), n.cfg.ClusterName)
 }
 
