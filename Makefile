@@ -18,8 +18,11 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ $(CMDS)
 
 run: build
-	@echo "make run: not yet: see the panel issue (corrosion-panel dev starts the whole system)."
-	@echo "The agent runs on its own today: see README (corrosion-agent run --config agent/config/testdata/example.toml)"
+	@echo "make run: the whole system (corrosion-panel dev) is not built yet; the binaries are in bin/."
+	@echo "What runs today is the agent; quick start: docs/agent.md, section \"Quick start\":"
+	@echo "  nats-server -js -a 127.0.0.1 &"
+	@echo "  bin/corrosion-agent run --config packaging/examples/agent-local.toml"
+	@echo "  nats req corrosion.local.host.cmd '{\"func\":\"ping\"}'    # in another terminal"
 
 generate:
 	$(GO) tool templ generate
