@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,4 +162,21 @@ func checkCommand(command string) error {
 		return fmt.Errorf("%w: contains a NUL byte", ErrBadCommand)
 	}
 	return nil
+}
+
+// ErrNotLocal: something asked an RCON client to dial an address other
+// than its configured 127.0.0.1 port; nothing was dialled.
+var ErrNotLocal = fmt.Errorf("%w: refusing to dial an address other than the configured 127.0.0.1 port", ErrProtocol)
+
+// loopbackOnly returns the only dialer the RCON clients use: it dials addr
+// (127.0.0.1:port, from New) and refuses any other address, whatever asks
+// for it, so RCON never leaves the host.
+func loopbackOnly(addr string) func(ctx context.Context, network, to string) (net.Conn, error) {
+	return func(ctx context.Context, network, to string) (net.Conn, error) {
+		if to != addr || (network != "tcp" && network != "tcp4") {
+			return nil, fmt.Errorf("rcon dial %s %s: %w", network, to, ErrNotLocal)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, to)
+	}
 }

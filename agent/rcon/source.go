@@ -172,8 +172,7 @@ type sourceConn struct {
 }
 
 func dialSource(ctx context.Context, addr, password string, authID int32) (*sourceConn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	nc, err := loopbackOnly(addr)(ctx, "tcp", addr)
 	if err != nil {
 		return nil, classify(ctx, "rcon dial", err)
 	}

@@ -70,6 +70,7 @@ func (f webFrame) isReplyTo(id int32) bool {
 // webClient keeps one WebRCON connection with a reader goroutine that hands
 // replies to waiting Execs by identifier; commands run concurrently.
 type webClient struct {
+	addr  string       // immutable after New; 127.0.0.1:port, the only address dialled
 	url   string       // immutable after New; holds the password: never shown
 	red   redactor     // immutable after New; scrubs the password
 	log   *slog.Logger // immutable after New
@@ -87,6 +88,7 @@ type webClient struct {
 
 func newWebClient(addr string, cfg Config) *webClient {
 	c := &webClient{
+		addr:    addr,
 		url:     "ws://" + addr + webPath(cfg.WebRCONPath) + url.PathEscape(cfg.Password),
 		red:     newRedactor(cfg.Password),
 		log:     cfg.Logger,
@@ -208,19 +210,28 @@ func (c *webClient) isClosed() bool {
 // scrubbed message, never the original error.
 func (c *webClient) dial(ctx context.Context) (*webConn, error) {
 	var nc net.Conn // the TCP connection under the WebSocket, for peekConn
-	hc := &http.Client{Transport: &http.Transport{
-		Proxy: nil, // 127.0.0.1: never through a proxy
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-			nc = conn
-			return conn, err
+	dial := loopbackOnly(c.addr)
+	hc := &http.Client{
+		Transport: &http.Transport{
+			Proxy: nil, // 127.0.0.1: never through a proxy
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				conn, err := dial(ctx, network, addr)
+				nc = conn
+				return conn, err
+			},
+			DisableKeepAlives: true,
 		},
-		DisableKeepAlives: true,
-	}}
+		// Never follow a redirect: it would carry the password (in the
+		// path and the Referer) wherever it points.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	ws, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: hc})
 	if err != nil {
 		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d", ErrAuth, resp.StatusCode)
+		}
+		if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d (a redirect, not followed)", ErrProtocol, resp.StatusCode)
 		}
 		if resp != nil {
 			return nil, fmt.Errorf("webrcon dial: %w: server answered HTTP %d, not a WebSocket upgrade", ErrProtocol, resp.StatusCode)

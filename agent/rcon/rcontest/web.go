@@ -48,6 +48,9 @@ type WebOptions struct {
 	// RejectByClose: on a bad password accept the WebSocket and close it at
 	// once (what Rust does) instead of answering HTTP 401.
 	RejectByClose bool
+	// RedirectTo: when set, every request is answered with HTTP 302 Found
+	// and this Location, as a hostile or misconfigured server might.
+	RedirectTo string
 }
 
 // WebServer is a Rust-style WebRCON server for tests, at
@@ -140,6 +143,10 @@ func (s *WebServer) snapshot() []*websocket.Conn {
 }
 
 func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.RedirectTo != "" {
+		http.Redirect(w, r, s.opts.RedirectTo, http.StatusFound)
+		return
+	}
 	prefix := "/" + strings.Trim(s.opts.PathPrefix, "/") + "/"
 	if prefix == "//" {
 		prefix = "/"
