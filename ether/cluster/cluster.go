@@ -127,22 +127,22 @@ func (s subjects) userOf(subject string) (uint64, bool) {
 // Member is this node's membership in the cluster. Teardown (Run's
 // context ending): say goodbye, stop heartbeats, drain the connection.
 type Member struct {
-	cfg      Config // immutable after New
-	subj     subjects
-	log      *slog.Logger
-	h        Handler // set by Start
-	nc       *nats.Conn
-	instance string // immutable; tells a restarted peer from the old one
-	started  time.Time
+	cfg      Config       // immutable after New
+	subj     subjects     // immutable after New
+	log      *slog.Logger // immutable after New
+	h        Handler      // set by Start, before any subscription delivers; read-only after
+	nc       *nats.Conn   // immutable after New; safe for concurrent use
+	instance string       // immutable after New; tells a restarted peer from the old one
+	started  time.Time    // immutable after New
 
-	in    chan *nats.Msg // player-subject requests for the workers
-	inbox string         // reply subject prefix for our requests
-	mux   mux
+	in    chan *nats.Msg // immutable after New; player-subject requests for the workers
+	inbox string         // set by Start, before any request; read-only after; reply subject prefix
+	mux   mux            // guarded by its own mu; our outstanding requests
 
 	mu   sync.Mutex
 	subs map[uint64]*nats.Subscription // guarded by mu; one per joined player
 
-	live  liveness
+	live  liveness // guarded by its own mu; peers
 	lease lease
 
 	closed atomic.Bool // Close was called: no goodbye, no drain

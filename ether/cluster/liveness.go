@@ -25,18 +25,18 @@ type Heartbeat struct {
 
 // peer is what this node knows of another.
 type peer struct {
-	instance string
-	lastSeen time.Time
-	up       bool
+	instance string    // guarded by liveness.mu
+	lastSeen time.Time // guarded by liveness.mu
+	up       bool      // guarded by liveness.mu
 }
 
 // liveness tracks peers through their heartbeats and reports changes to
 // the handler in order, from one goroutine.
 type liveness struct {
-	m      *Member
-	mu     sync.Mutex
+	m      *Member         // immutable after init
+	mu     sync.Mutex      // a leaf: held while sending to events, which never blocks
 	peers  map[uint8]*peer // guarded by mu
-	events chan event      // to the reporting goroutine
+	events chan event      // immutable after init; to the reporting goroutine (run)
 	dupLog time.Time       // guarded by mu: last "duplicate node id" warning
 }
 

@@ -20,21 +20,21 @@ var ErrNotConnected = errors.New("cluster: nats not connected")
 // publishes and one wait, without a goroutine per request.
 type mux struct {
 	mu      sync.Mutex
-	seq     uint64
+	seq     uint64          // guarded by mu; the last token handed out
 	pending map[uint64]slot // guarded by mu; token → waiting batch slot
 }
 
 // slot is one outstanding request of a batch.
 type slot struct {
-	b *batch
-	i int
+	b *batch // immutable after creation
+	i int    // immutable after creation; the request's index in b
 }
 
 // batch collects the replies of requests published together.
 type batch struct {
-	onReply   func(i int, m *nats.Msg) // runs under mux.mu; m nil: no responders
+	onReply   func(i int, m *nats.Msg) // immutable after creation; runs under mux.mu; m nil: no responders
 	remaining int                      // guarded by mux.mu
-	done      chan struct{}            // closed when remaining hits 0
+	done      chan struct{}            // immutable after creation; closed under mux.mu when remaining hits 0
 }
 
 func (x *mux) init() { x.pending = map[uint64]slot{} }

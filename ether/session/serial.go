@@ -10,8 +10,8 @@ type serial struct {
 	mu      sync.Mutex
 	queues  map[uint64]*[]func() // guarded by mu; keys with work queued or running
 	pending int                  // guarded by mu; functions queued, not yet started
-	limit   int                  // immutable: Do refuses work beyond this many pending
-	wg      sync.WaitGroup
+	limit   int                  // immutable after init: Do refuses work beyond this many pending
+	wg      sync.WaitGroup       // safe for concurrent use; counts the draining goroutines
 }
 
 func (x *serial) init(limit int) {

@@ -73,35 +73,35 @@ type Config struct {
 // worked on in order, one at a time; different players concurrently.
 // The life cycle of a session and the lock order are in the package doc.
 type Manager struct {
-	cfg     Config // immutable after New
-	log     *slog.Logger
-	world   World
-	store   Store
-	cluster Cluster
+	cfg     Config       // immutable after New
+	log     *slog.Logger // immutable after New
+	world   World        // immutable after New; safe for concurrent use
+	store   Store        // immutable after New; safe for concurrent use
+	cluster Cluster      // immutable after New; safe for concurrent use
 
-	exec  serial
-	ctx   context.Context // ends when Run returns
-	stop  context.CancelFunc
-	msgID atomic.Uint32
+	exec  serial             // guarded by its own mu; the per-player queues
+	ctx   context.Context    // immutable after New; ends when Run returns
+	stop  context.CancelFunc // immutable after New; called by Run
+	msgID atomic.Uint32      // atomic; the last msg_id handed out
 
 	mu       sync.RWMutex
 	sessions map[uint64]*Session // guarded by mu
 	reverse  map[uint64][]uint64 // guarded by mu; friend → local players listing it
 	leases   map[uint64]lease    // guarded by mu; login locks this node took
 
-	stats counters
+	stats counters // atomics
 }
 
 // lease is a login lock taken by this node's LoginCheck, until the player's
 // session starts or the lock expires.
 type lease struct {
-	until   time.Time
-	cluster bool // the cluster-wide lock (else node-local: NATS was down)
+	until   time.Time // a value in Manager.leases: guarded by Manager.mu
+	cluster bool      // the cluster-wide lock (else node-local: NATS was down)
 }
 
 // Session is one online player on this node.
 type Session struct {
-	user uint64 // immutable
+	user uint64 // immutable after creation
 
 	mu       sync.Mutex
 	pid      uint16       // guarded by mu
@@ -115,7 +115,7 @@ type Session struct {
 
 // friend is one entry of a friend list with what the world was last told.
 type friend struct {
-	id   uint64
+	id   uint64 // an element of Session.friends: guarded by Session.mu
 	node uint8  // last node sent to the world; 0 offline or hidden
 	gen  uint32 // bumped on every presence update, to spot stale lookups
 }

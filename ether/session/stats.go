@@ -8,10 +8,10 @@ import (
 
 // counters are the manager's running totals.
 type counters struct {
-	pms          [8]atomic.Uint64 // by cluster.PMResult, counted where the PM was sent
-	loginAllowed atomic.Uint64
-	loginDenied  atomic.Uint64
-	workDropped  atomic.Uint64
+	pms          [8]atomic.Uint64 // atomic; by cluster.PMResult, counted where the PM was sent
+	loginAllowed atomic.Uint64    // atomic
+	loginDenied  atomic.Uint64    // atomic
+	workDropped  atomic.Uint64    // atomic; frames serial refused
 }
 
 func (c *counters) pm(r cluster.PMResult) {

@@ -11,12 +11,14 @@ import (
 // maxBatch is the most players one load query reads.
 const maxBatch = 256
 
+// loadReq is one Load waiting for a loader; immutable once sent.
 type loadReq struct {
 	user uint64
 	ctx  context.Context
-	done chan loadRes // capacity 1
+	done chan loadRes // capacity 1; the loader sends exactly one result
 }
 
+// loadRes is a loader's answer, handed over by value.
 type loadRes struct {
 	lists Lists
 	err   error

@@ -26,12 +26,12 @@ func (k opKind) String() string {
 
 // op is one queued write.
 type op struct {
-	seq          uint64
-	kind         opKind
-	owner, other uint64
-	limit        int
-	mode         privacy.Mode
-	data         []byte
+	seq          uint64          // set by push under queue.mu; immutable once queued
+	kind         opKind          // immutable after creation
+	owner, other uint64          // immutable after creation
+	limit        int             // immutable after creation
+	mode         privacy.Mode    // immutable after creation
+	data         []byte          // guarded by queue.mu while in queue.saves; immutable after head
 	done         []func(ok bool) // guarded by queue.mu; saves: see Store.Save
 }
 
@@ -57,7 +57,7 @@ type queue struct {
 	seq      uint64         // guarded by mu; last sequence handed out
 	stored   uint64         // guarded by mu; every op up to this seq is stored or dropped
 	changed  chan struct{}  // guarded by mu; closed and replaced on progress or outage
-	notify   chan struct{}  // wakes the writer; capacity 1
+	notify   chan struct{}  // immutable after init; wakes the writer; capacity 1
 	dropped  uint64         // guarded by mu; ops refused because the queue was full
 	lastWarn time.Time      // guarded by mu
 }

@@ -64,20 +64,20 @@ type Lists struct {
 // database is down. Teardown: cancel Run's context (it flushes what it
 // can within OpTimeout), then Close.
 type Store struct {
-	cfg  Config       // immutable after New
-	log  *slog.Logger // immutable after New
-	pool *pgxpool.Pool
+	cfg  Config        // immutable after New
+	log  *slog.Logger  // immutable after New
+	pool *pgxpool.Pool // immutable after New; safe for concurrent use
 
-	q queue
+	q queue // guarded by its own mu; the ordered write queue
 
-	up        atomic.Bool  // last contact with the database succeeded
-	rttNanos  atomic.Int64 // last ping round trip
-	recovered chan struct{}
-	loads     chan *loadReq // to the loaders
-	quit      chan struct{} // closed by Close: loaders exit
-	closeOnce sync.Once
-	mu        sync.Mutex
-	outage    bool // guarded by mu: went down and has not yet announced recovery
+	up        atomic.Bool   // atomic; last contact with the database succeeded
+	rttNanos  atomic.Int64  // atomic; last ping round trip
+	recovered chan struct{} // immutable after New; capacity 1, sent to by maybeRecovered under mu
+	loads     chan *loadReq // immutable after New; to the loaders
+	quit      chan struct{} // immutable after New; closed by Close (once): loaders exit
+	closeOnce sync.Once     // safe for concurrent use
+	mu        sync.Mutex    // taken before q's mu (markDown, maybeRecovered), never after
+	outage    bool          // guarded by mu: went down and has not yet announced recovery
 }
 
 // New opens a pool on cfg.DSN and checks that the schema is current. It
