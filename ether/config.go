@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"regexp"
@@ -35,7 +36,8 @@ type Config struct {
 	NodeTimeout   time.Duration // RS_NODE_TIMEOUT, --node-timeout: silent peer is down after (default 3s)
 	HealthEvery   time.Duration // RS_HEALTH_INTERVAL, --health-interval: health snapshot period (default 5s)
 	LinkGrace     time.Duration // RS_LINK_GRACE, --link-grace: sessions of a lost world wait this long for a resync (default 10s)
-	LogLevel      string        // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
+	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
 }
 
 // ErrConfig: an invalid configuration; the message names the field.
@@ -47,15 +49,37 @@ func DefaultConfig() Config {
 		NodeID: 10, DBHost: "localhost", DBPort: 5432, DBName: "postgres", DBUser: "postgres", DBPass: "password",
 		ClusterHosts: []string{"nats://127.0.0.1:4222"}, ClusterName: "ether",
 		LeaseTTL: 10 * time.Second, Heartbeat: time.Second, NodeTimeout: 3 * time.Second,
-		HealthEvery: 5 * time.Second, LinkGrace: 10 * time.Second, LogLevel: "info",
+		HealthEvery: 5 * time.Second, LinkGrace: 10 * time.Second, LogLevel: slog.LevelInfo,
 	}
 }
 
 var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// Validate names the first bad field. An EtherPort of 0 means the default
-// (5000 + node id); a cluster host without a scheme gets nats://.
-func (c *Config) Validate() error {
+// Resolved is c with what is left to a default filled in, the one place
+// that does so: EtherPort 0 becomes 5000 + node id, a cluster host without
+// a scheme gets nats:// (host:port, as nats.go also accepts). LoadConfig,
+// New and Migrate resolve before they validate; c itself is not changed.
+func (c Config) Resolved() Config {
+	c.EtherPort = c.Port()
+	hosts := make([]string, len(c.ClusterHosts))
+	for i, h := range c.ClusterHosts {
+		hosts[i] = withScheme(h)
+	}
+	c.ClusterHosts = hosts
+	return c
+}
+
+func withScheme(host string) string {
+	if strings.Contains(host, "://") {
+		return host
+	}
+	return "nats://" + host
+}
+
+// Validate names the first bad field. It never changes c: it checks the
+// hosts as Resolved would have them, and an EtherPort of 0 is fine (5000 +
+// node id).
+func (c Config) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
 	}
@@ -81,11 +105,8 @@ func (c *Config) Validate() error {
 	case c.NodeTimeout <= c.Heartbeat:
 		return bad("node timeout (RS_NODE_TIMEOUT)", "%v must exceed the heartbeat %v", c.NodeTimeout, c.Heartbeat)
 	}
-	for i, h := range c.ClusterHosts {
-		if !strings.Contains(h, "://") {
-			h = "nats://" + h // host:port, as nats.go also accepts
-			c.ClusterHosts[i] = h
-		}
+	for _, h := range c.ClusterHosts {
+		h = withScheme(h)
 		if u, err := url.Parse(h); err != nil || u.Host == "" {
 			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
@@ -95,7 +116,10 @@ func (c *Config) Validate() error {
 			return bad("metrics listen (RS_METRICS_LISTEN)", "%q is not host:port", c.MetricsListen)
 		}
 	}
-	if _, err := parseLevel(c.LogLevel); err != nil {
+	if c.LockReplicas < 0 || c.LockReplicas > 5 {
+		return bad("lock replicas (RS_LOCK_REPLICAS)", "%d must be 1-5, or 0 for the NATS cluster's size up to 3", c.LockReplicas)
+	}
+	if _, err := parseLevel(levelName(c.LogLevel)); err != nil {
 		return bad("log level (RS_LOG_LEVEL)", "%v", err)
 	}
 	return nil
@@ -147,7 +171,8 @@ func (c *Config) vars() []envVar {
 		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", durSetter(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
 		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", durSetter(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", durSetter(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", strSetter(&c.LogLevel), func() string { return c.LogLevel }},
+		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", intSetter(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
+		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", levelSetter(&c.LogLevel), func() string { return levelName(c.LogLevel) }},
 	}
 }
 
@@ -179,6 +204,7 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
 	}
+	c = c.Resolved()
 	return c, c.Validate()
 }
 
@@ -191,6 +217,17 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 		fs.Func(v.flag, fmt.Sprintf("%s [%s] (default %s)", v.usage, v.env, v.get()), v.set)
 	}
 	return fs
+}
+
+func levelSetter(p *slog.Level) func(string) error {
+	return func(s string) error {
+		l, err := parseLevel(s)
+		if err != nil {
+			return err
+		}
+		*p = l
+		return nil
+	}
 }
 
 func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }

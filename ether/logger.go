@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 )
 
@@ -18,15 +19,21 @@ func parseLevel(s string) (slog.Level, error) {
 	case "error":
 		return slog.LevelError, nil
 	}
-	return 0, fmt.Errorf("unknown level %q (debug, info, warn, error)", s)
+	return 0, fmt.Errorf("unknown log level %q (debug, info, warn, error)", s)
+}
+
+// levelName is the name parseLevel takes for l, or l's number when it is
+// none of the four levels (which Validate refuses).
+func levelName(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError:
+		return strings.ToLower(l.String())
+	}
+	return strconv.Itoa(int(l))
 }
 
 // NewLogger is the node's logger: text lines on w at cfg.LogLevel, every
-// line carrying the node id.
+// line carrying the node id (so no log call adds it again).
 func NewLogger(w io.Writer, cfg Config) *slog.Logger {
-	lvl, err := parseLevel(cfg.LogLevel)
-	if err != nil {
-		lvl = slog.LevelInfo
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})).With("node", cfg.NodeID)
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
 }

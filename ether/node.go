@@ -42,8 +42,10 @@ type Node struct {
 
 // New checks the configuration and the database schema (refusing an
 // unmigrated database with a message naming `ether migrate`), listens for
-// the world and connects to NATS. Call Run next.
+// the world and connects to NATS. Call Run next. log should carry the node
+// id already (NewLogger's does); the node's own lines do not repeat it.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Node, error) {
+	cfg = cfg.Resolved()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -69,6 +71,7 @@ func (n *Node) build() error {
 	n.member, err = cluster.New(cluster.Config{
 		URLs: n.cfg.ClusterHosts, Name: n.cfg.ClusterName, NodeID: n.cfg.NodeID,
 		LeaseTTL: n.cfg.LeaseTTL, Heartbeat: n.cfg.Heartbeat, NodeTimeout: n.cfg.NodeTimeout,
+		LockReplicas: n.cfg.LockReplicas,
 	}, n.log.With("component", "cluster"))
 	if err != nil {
 		n.link.Close()
@@ -118,7 +121,7 @@ func (n *Node) Run(ctx context.Context) error {
 	if n.metrics != nil {
 		go func() { _ = n.metrics.Serve(n.metricsL) }()
 	}
-	n.log.Info("ether ready", "node", n.cfg.NodeID, "world_link", n.link.Addr().String(),
+	n.log.Info("ether ready", "world_link", n.link.Addr().String(),
 		"cluster", n.cfg.ClusterName, "nats", n.cfg.ClusterHostsRedacted(), "metrics", n.cfg.MetricsListen)
 
 	var err error
@@ -140,7 +143,7 @@ func (n *Node) Run(ctx context.Context) error {
 	clusterStop()
 	storeStop()
 	n.store.Close()
-	n.log.Info("ether stopped", "node", n.cfg.NodeID)
+	n.log.Info("ether stopped")
 	return err
 }
 
