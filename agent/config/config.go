@@ -109,6 +109,12 @@ const (
 	RestartAlways  = "always"
 )
 
+// What ready_timeout_action does when readiness is not seen in time.
+const (
+	ReadyTimeoutRunning = "running" // report the instance running, with a notice
+	ReadyTimeoutFail    = "fail"    // a failed start: kill it, crash policy applies
+)
+
 // Games the agent knows.
 var Games = []string{"rust", "conan", "soulmask", "worldsrv", "ether", "generic"}
 
@@ -129,6 +135,16 @@ type Instance struct {
 	DependsOn          []string          `toml:"depends_on"`
 	RCON               *RCON             `toml:"rcon"`
 	Files              Files             `toml:"files"`
+
+	// Readiness budget: after ReadyTimeoutSeconds without a ready_pattern
+	// match the instance is reported running, or with ReadyTimeoutAction
+	// "fail" its start fails (the restart policy applies).
+	ReadyTimeoutSeconds int    `toml:"ready_timeout_seconds"`
+	ReadyTimeoutAction  string `toml:"ready_timeout_action"` // running | fail
+	// InheritEnv gives the game the agent's whole environment instead of
+	// the small base set (unsafe for third-party games: it carries the
+	// agent's secrets).
+	InheritEnv bool `toml:"inherit_env"`
 }
 
 // Managed reports whether the agent runs this instance's process.

@@ -116,6 +116,7 @@ func (in *Instance) eachString(pre string, fn func(field string, s *string)) {
 	}
 	fn(pre+"stop_command", &in.StopCommand)
 	fn(pre+"ready_pattern", &in.ReadyPattern)
+	fn(pre+"ready_timeout_action", &in.ReadyTimeoutAction)
 	fn(pre+"restart", &in.Restart)
 	eachIndexed(pre+"depends_on", in.DependsOn, fn)
 	if in.RCON != nil {
