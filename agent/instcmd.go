@@ -34,7 +34,7 @@ func (a *Agent) instanceFuncs(inst *instance) funcTable {
 		string(supervise.ActionKill):    a.power(inst, supervise.ActionKill, a.doKill),
 		"status":                        quick(func(context.Context, wire.Request) (any, error) { return a.status(inst), nil }),
 		"logs":                          logsSpec(inst),
-		"send":                          quick(func(_ context.Context, req wire.Request) (any, error) { return nil, send(inst, req) }),
+		"send":                          sendSpec(inst),
 		// rcon talks to the game server over TCP: it may take a while.
 		"rcon": slow(func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) }),
 	}}
@@ -53,10 +53,16 @@ func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
 		}
 		blocking := args.Wait || (act == supervise.ActionStart && len(inst.cfg.DependsOn) > 0)
 		return call{blocking: blocking, run: func(ctx context.Context) (any, error) {
-			if err := do(ctx, inst, args); err != nil {
-				return nil, fmt.Errorf("%s %s: %w", act, inst.cfg.ID, err)
+			err := do(ctx, inst, args)
+			switch {
+			case err == nil:
+				return a.status(inst), nil
+			case errors.Is(err, errWaitTimeout):
+				// The action goes on; the reply says where it stands.
+				return nil, &wire.Error{Code: wire.CodeTimeout, Payload: a.status(inst),
+					Msg: fmt.Sprintf("%s %s: %v", act, inst.cfg.ID, err)}
 			}
-			return a.status(inst), nil
+			return nil, fmt.Errorf("%s %s: %w", act, inst.cfg.ID, err)
 		}}, nil
 	}
 }
@@ -124,6 +130,9 @@ func waitIf(ctx context.Context, inst *instance, args powerArgs, done func(super
 	return err
 }
 
+// errWaitTimeout: a wait ran out before the action came to rest.
+var errWaitTimeout = errors.New("timed out")
+
 // waitStatus waits until done(status) holds.
 func waitStatus(ctx context.Context, sup *supervise.Supervisor, timeout time.Duration, done func(supervise.Status) bool) (supervise.Status, error) {
 	timer := time.NewTimer(timeout)
@@ -139,33 +148,44 @@ func waitStatus(ctx context.Context, sup *supervise.Supervisor, timeout time.Dur
 		case <-ctx.Done():
 			return st, ctx.Err()
 		case <-timer.C:
-			return st, fmt.Errorf("still %s after %v", st.State, timeout)
+			return st, fmt.Errorf("%w: still %s after %v", errWaitTimeout, st.State, timeout)
 		}
 	}
 }
 
 // startWithDeps starts inst after each of its dependencies (transitively,
-// in dependency order) is running, starting those that are not.
+// in dependency order) is running, starting those that are not. A
+// dependency that does not come up is dependency_failed.
 func (a *Agent) startWithDeps(ctx context.Context, inst *instance, manual bool) error {
 	for _, dep := range a.dependencies(inst) {
 		if dep.sup == nil {
 			continue // unmanaged: nothing we can start
 		}
-		st := dep.sup.Status()
-		if !st.State.Up() {
-			if err := dep.sup.Start(manual); err != nil && !errors.Is(err, supervise.ErrAlreadyRunning) {
-				return fmt.Errorf("start dependency %s: %w", dep.cfg.ID, err)
+		if err := a.bringUp(ctx, dep, manual); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
 			}
-		}
-		st, err := waitStatus(ctx, dep.sup, dependencyWait, settled)
-		if err != nil {
-			return fmt.Errorf("dependency %s: %w", dep.cfg.ID, err)
-		}
-		if st.State != wire.StateRunning {
-			return fmt.Errorf("dependency %s is %s", dep.cfg.ID, st.State)
+			return wire.Errorf(wire.CodeDependencyFailed, "dependency %s: %v", dep.cfg.ID, err)
 		}
 	}
 	return inst.sup.Start(manual)
+}
+
+// bringUp starts dep unless it is up already and waits until it is running.
+func (a *Agent) bringUp(ctx context.Context, dep *instance, manual bool) error {
+	if !dep.sup.Status().State.Up() {
+		if err := dep.sup.Start(manual); err != nil && !errors.Is(err, supervise.ErrAlreadyRunning) {
+			return err
+		}
+	}
+	st, err := waitStatus(ctx, dep.sup, dependencyWait, settled)
+	if err != nil {
+		return err
+	}
+	if st.State != wire.StateRunning {
+		return fmt.Errorf("it is %s", st.State)
+	}
+	return nil
 }
 
 // dependencies lists inst's transitive dependencies in start order.
@@ -215,28 +235,34 @@ func logsSpec(inst *instance) spec {
 	}
 }
 
-func send(inst *instance, req wire.Request) error {
-	var args struct {
-		Command *string `json:"command"`
-		Line    *string `json:"line"`
+// sendSpec decodes the line once; writing it is quick unless the game does
+// not read its input (then it gives up after 2 s: stdin_full).
+func sendSpec(inst *instance) spec {
+	return func(req wire.Request) (call, error) {
+		var args struct {
+			Command *string `json:"command"`
+			Line    *string `json:"line"`
+		}
+		if err := req.Decode(&args); err != nil {
+			return call{}, err
+		}
+		line := args.Command
+		if line == nil {
+			line = args.Line
+		}
+		if line == nil {
+			return call{}, wire.Errorf(wire.CodeBadArgs, `send needs "command": the line to write to the console`)
+		}
+		if inst.sup == nil {
+			return call{}, notManaged(inst)
+		}
+		return call{run: func(context.Context) (any, error) {
+			if err := inst.sup.Send(*line); err != nil {
+				return nil, fmt.Errorf("send %s: %w", inst.cfg.ID, err)
+			}
+			return nil, nil
+		}}, nil
 	}
-	if err := req.Decode(&args); err != nil {
-		return err
-	}
-	line := args.Command
-	if line == nil {
-		line = args.Line
-	}
-	if line == nil {
-		return wire.Errorf(wire.CodeBadArgs, `send needs "command": the line to write to the console`)
-	}
-	if inst.sup == nil {
-		return notManaged(inst)
-	}
-	if err := inst.sup.Send(*line); err != nil {
-		return fmt.Errorf("send %s: %w", inst.cfg.ID, toWire(err))
-	}
-	return nil
 }
 
 func (a *Agent) uptimeSeconds() int64 { return int64(time.Since(a.started).Seconds()) }

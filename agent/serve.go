@@ -110,18 +110,33 @@ func respond(nc *nats.Conn, m *nats.Msg, payload any, err error) {
 	_ = m.Respond(body)
 }
 
-// toWire gives supervisor errors their stable wire codes.
+// supervisorCodes gives supervisor errors their stable wire codes.
+var supervisorCodes = []struct {
+	err  error
+	code string
+}{
+	{supervise.ErrBusy, wire.CodeBusy},
+	{supervise.ErrAlreadyRunning, wire.CodeAlreadyRunning},
+	{supervise.ErrNotRunning, wire.CodeNotRunning},
+	{supervise.ErrClosed, wire.CodeShuttingDown},
+	{supervise.ErrStartFailed, wire.CodeStartFailed},
+	{supervise.ErrStdinFull, wire.CodeStdinFull},
+	{supervise.ErrNoStdin, wire.CodeStdinUnavailable},
+	{supervise.ErrMultiLine, wire.CodeBadArgs},
+	{context.Canceled, wire.CodeShuttingDown},
+}
+
+// toWire gives expected errors their stable wire codes; what is left is
+// "internal".
 func toWire(err error) error {
 	var we *wire.Error
-	switch {
-	case errors.As(err, &we):
+	if errors.As(err, &we) {
 		return err
-	case errors.Is(err, supervise.ErrBusy):
-		return &wire.Error{Code: wire.CodeBusy, Msg: err.Error()}
-	case errors.Is(err, supervise.ErrAlreadyRunning):
-		return &wire.Error{Code: wire.CodeAlreadyRunning, Msg: err.Error()}
-	case errors.Is(err, supervise.ErrNotRunning):
-		return &wire.Error{Code: wire.CodeNotRunning, Msg: err.Error()}
+	}
+	for _, c := range supervisorCodes {
+		if errors.Is(err, c.err) {
+			return &wire.Error{Code: c.code, Msg: err.Error()}
+		}
 	}
 	return err
 }

@@ -28,6 +28,12 @@ const (
 	DefaultStopTimeoutSeconds = 30
 )
 
+// Readiness defaults of an [[instance]] with a ready_pattern.
+const (
+	DefaultReadyTimeoutSeconds = 300
+	DefaultReadyTimeoutAction  = ReadyTimeoutRunning
+)
+
 // DefaultStateDir is /var/lib/corrosion-agent, or on Windows
 // %ProgramData%\corrosion-agent (C:\ProgramData when the variable is unset).
 func DefaultStateDir() string {
@@ -66,6 +72,8 @@ func (c *Config) applyDefaults(p *presence) {
 		in := &c.Instances[i]
 		setDefault(&in.Label, in.ID, p.instanceSet(i, "label"))
 		setDefault(&in.StopTimeoutSeconds, DefaultStopTimeoutSeconds, p.instanceSet(i, "stop_timeout_seconds"))
+		setDefault(&in.ReadyTimeoutSeconds, DefaultReadyTimeoutSeconds, p.instanceSet(i, "ready_timeout_seconds"))
+		setDefault(&in.ReadyTimeoutAction, DefaultReadyTimeoutAction, p.instanceSet(i, "ready_timeout_action"))
 		if in.Managed() {
 			setDefault(&in.Restart, DefaultRestart, p.instanceSet(i, "restart"))
 		}

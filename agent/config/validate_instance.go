@@ -13,6 +13,9 @@ import (
 // RestartPolicies are the values restart accepts.
 var RestartPolicies = []string{RestartNever, RestartOnCrash, RestartAlways}
 
+// ReadyTimeoutActions are the values ready_timeout_action accepts.
+var ReadyTimeoutActions = []string{ReadyTimeoutRunning, ReadyTimeoutFail}
+
 func (c *Config) validateInstances(p *problems) {
 	seen := map[string]int{}
 	for i := range c.Instances {
@@ -50,6 +53,13 @@ func (in *Instance) validate(p *problems, pre string) {
 	}
 	if _, err := regexp.Compile(in.ReadyPattern); err != nil {
 		p.add(pre+"ready_pattern", "%q does not compile: %w", in.ReadyPattern, err)
+	}
+	if in.ReadyTimeoutSeconds < 1 {
+		p.add(pre+"ready_timeout_seconds", "%d is too small (want at least 1)", in.ReadyTimeoutSeconds)
+	}
+	if !slices.Contains(ReadyTimeoutActions, in.ReadyTimeoutAction) {
+		p.add(pre+"ready_timeout_action", "%q is not a ready timeout action (want %s)", in.ReadyTimeoutAction,
+			strings.Join(ReadyTimeoutActions, ", "))
 	}
 	if (in.Managed() || in.Restart != "") && !slices.Contains(RestartPolicies, in.Restart) {
 		p.add(pre+"restart", "%q is not a restart policy (want %s)", in.Restart, strings.Join(RestartPolicies, ", "))

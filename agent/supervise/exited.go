@@ -1,7 +1,11 @@
 package supervise
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
@@ -44,6 +48,7 @@ func (s *Supervisor) exited(r *run, code int, known bool) {
 	if r.killTimer != nil {
 		r.killTimer.Stop()
 	}
+	r.stopReadyTimerLocked()
 	if r.stdinW != nil {
 		_ = r.stdinW.Close()
 	}
@@ -60,6 +65,9 @@ func (s *Supervisor) exited(r *run, code int, known bool) {
 	if r.stopRequested {
 		s.stoppedLocked(r, ev, code)
 		return
+	}
+	if r.readyFailed != "" {
+		ev.Message = r.readyFailed
 	}
 	s.crashedLocked(ev, ranFor, code)
 }
@@ -79,12 +87,16 @@ func (s *Supervisor) crashedLocked(ev wire.StateEvent, ranFor time.Duration, cod
 	s.busy = ""
 	d := s.crashes.onCrash(s.clock.Now(), ranFor, code)
 	ev.CrashCount = s.crashes.total
+	var next string
 	switch {
 	case d.gaveUp:
-		ev.Message = fmt.Sprintf("crash loop: %d crashes within %v; not restarting until started manually",
+		next = fmt.Sprintf("crash loop: %d crashes within %v; not restarting until started manually",
 			len(s.crashes.crashes), s.crashes.pol.CrashLoopWindow)
 	case d.restart:
-		ev.Message = fmt.Sprintf("restarting in %v", d.delay)
+		next = fmt.Sprintf("restarting in %v", d.delay)
+	}
+	if next != "" {
+		ev.Message = strings.TrimPrefix(ev.Message+"; "+next, "; ")
 	}
 	s.con.notice("process exited unexpectedly with code %s after %v%s", codeText(ev.ExitCode),
 		ranFor.Round(time.Millisecond), suffix(ev.Message))
@@ -125,4 +137,16 @@ func suffix(msg string) string {
 		return ""
 	}
 	return "; " + msg
+}
+
+// pathless is err's message with the host path of an *fs.PathError cut to
+// its base name ("fork/exec worldsrv: permission denied"): messages that
+// reach operators over the wire name no host paths.
+func pathless(err error) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		msg = strings.ReplaceAll(msg, pe.Path, filepath.Base(pe.Path))
+	}
+	return msg
 }

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -99,6 +100,7 @@ type fixture struct {
 	dir   string
 	cfg   *config.Instance
 	clock *fakeClock // drives the backoff, stop and readiness timers
+	logs  *testbin.Output
 }
 
 // newFixture builds a supervisor running the fake game with args.
@@ -111,7 +113,7 @@ func newFixture(t *testing.T, mut func(*config.Instance, *Policy), args ...strin
 		mut(cfg, &pol)
 	}
 	pol.Restart = cfg.Restart
-	f := &fixture{sink: &recSink{}, dir: t.TempDir(), cfg: cfg, clock: newFakeClock()}
+	f := &fixture{sink: &recSink{}, dir: t.TempDir(), cfg: cfg, clock: newFakeClock(), logs: &testbin.Output{}}
 	f.sup = f.newSupervisor(t, pol)
 	t.Cleanup(func() {
 		if st := f.sup.Status(); st.PID != 0 {
@@ -124,7 +126,8 @@ func newFixture(t *testing.T, mut func(*config.Instance, *Policy), args ...strin
 
 func (f *fixture) newSupervisor(t *testing.T, pol Policy) *Supervisor {
 	t.Helper()
-	s, err := New(Options{Instance: f.cfg, Policy: pol, Dir: f.dir, Sink: f.sink, Logger: testLogger(t),
+	logger := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, f.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := New(Options{Instance: f.cfg, Policy: pol, Dir: f.dir, Sink: f.sink, Logger: logger,
 		Console: ConsoleLimits{RingLines: 50}, Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)

@@ -23,9 +23,11 @@ type run struct {
 	readyPending atomic.Bool // waiting for ready_pattern
 
 	// guarded by Supervisor.mu:
-	stopRequested bool  // the agent asked it to stop: its exit is not a crash
-	restartAfter  bool  // start again once it exits
-	killTimer     Timer // force kill after the stop timeout
+	stopRequested bool   // the agent asked it to stop: its exit is not a crash
+	restartAfter  bool   // start again once it exits
+	killTimer     Timer  // force kill after the stop timeout
+	readyTimer    Timer  // readiness budget while ready_pattern waits
+	readyFailed   string // readiness timed out with action "fail": why it is killed
 
 	followOnce sync.Once
 }

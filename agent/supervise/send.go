@@ -1,7 +1,9 @@
 package supervise
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -9,15 +11,16 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
-// stdinWriteTimeout bounds a write to a child that does not read its stdin.
-const stdinWriteTimeout = 2 * time.Second
+// defaultStdinTimeout bounds a write to a child that does not read its
+// stdin.
+const defaultStdinTimeout = 2 * time.Second
 
 // Send writes one line to the instance's stdin (its console). A line equal
 // to the configured stop_command starts a stop, exactly as Stop would, so
 // the exit that follows is a stop and not a crash.
 func (s *Supervisor) Send(line string) error {
 	if strings.ContainsAny(line, "\r\n") {
-		return fmt.Errorf("send: the line must not contain a newline")
+		return ErrMultiLine
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -26,7 +29,7 @@ func (s *Supervisor) Send(line string) error {
 		return ErrNotRunning
 	}
 	if r.stdinW == nil {
-		return fmt.Errorf("send: stdin of this process is not available")
+		return ErrNoStdin
 	}
 	isStop := s.cfg.StopCommand != "" && strings.TrimSpace(line) == s.cfg.StopCommand
 	if isStop {
@@ -34,8 +37,8 @@ func (s *Supervisor) Send(line string) error {
 			return err
 		}
 	}
-	if err := writeLine(r.stdinW, line); err != nil {
-		return fmt.Errorf("send: %w", err)
+	if err := writeLine(r.stdinW, line, s.stdinTimeout); err != nil {
+		return err
 	}
 	if isStop {
 		s.manualStop = true
@@ -52,10 +55,21 @@ func (s *Supervisor) stopTimeout() time.Duration {
 	return max(s.cfg.StopTimeout(), 0)
 }
 
-// writeLine writes line and a newline, giving up after stdinWriteTimeout
-// when the pipe is full.
-func writeLine(w *os.File, line string) error {
-	_ = w.SetWriteDeadline(time.Now().Add(stdinWriteTimeout))
+// writeLine writes line and a newline, giving up after timeout when the
+// pipe is full (ErrStdinFull). Its errors name no host path: they reach
+// operators.
+func writeLine(w *os.File, line string, timeout time.Duration) error {
+	_ = w.SetWriteDeadline(time.Now().Add(timeout))
 	_, err := w.Write([]byte(line + "\n"))
-	return err
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return ErrStdinFull
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%w: %v", ErrStdinWrite, err)
 }

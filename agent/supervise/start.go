@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/wire"
@@ -39,10 +38,11 @@ func (s *Supervisor) Start(manual bool) error {
 func (s *Supervisor) spawnLocked() error {
 	r, err := s.spawn()
 	if err != nil {
-		msg := fmt.Sprintf("start failed: %v", err)
+		s.log.Warn("start failed", "err", err) // with paths, for the host's operator
+		msg := "start failed: " + pathless(err)
 		s.con.notice("%s", msg)
 		s.setStateLocked(wire.StateCrashed, wire.StateEvent{Message: msg})
-		return fmt.Errorf("start %s: %w", s.cfg.ID, err)
+		return fmt.Errorf("%w: %s", ErrStartFailed, pathless(err))
 	}
 	s.run = r
 	s.lastExit = nil
@@ -50,6 +50,7 @@ func (s *Supervisor) spawnLocked() error {
 	s.con.notice("started %s (pid %d)", s.cfg.Exec, r.id.PID)
 	if s.ready != nil {
 		s.setStateLocked(wire.StateStarting, wire.StateEvent{})
+		s.armReadyTimeoutLocked(r)
 	} else {
 		s.setStateLocked(wire.StateRunning, wire.StateEvent{})
 	}
@@ -71,7 +72,7 @@ func (s *Supervisor) spawn() (*run, error) {
 	}()
 	cmd := exec.Command(s.cfg.Exec, s.cfg.Args...)
 	cmd.Dir = s.cfg.Root
-	cmd.Env = s.environ()
+	cmd.Env = s.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	setProcAttrs(cmd)
 	if err := cmd.Start(); err != nil {
@@ -117,20 +118,6 @@ func (s *Supervisor) openChildFiles() ([]*os.File, map[string]int64, error) {
 	return files, offsets, nil
 }
 
-// environ is the agent's environment plus the instance's env table.
-func (s *Supervisor) environ() []string {
-	env := os.Environ()
-	keys := make([]string, 0, len(s.cfg.Env))
-	for k := range s.cfg.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+s.cfg.Env[k])
-	}
-	return env
-}
-
 // ansi matches terminal escape sequences (CSI and OSC).
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
 
@@ -154,6 +141,7 @@ func (s *Supervisor) checkReady(r *run, lines [][]byte) {
 		}
 		s.mu.Lock()
 		if s.run == r && s.state == wire.StateStarting && r.readyPending.CompareAndSwap(true, false) {
+			r.stopReadyTimerLocked()
 			s.setStateLocked(wire.StateRunning, wire.StateEvent{})
 		}
 		s.mu.Unlock()

@@ -116,7 +116,7 @@ func (s *Supervisor) beginStopLocked(action Action, restart bool) {
 	timeout := s.stopTimeout()
 	if s.cfg.StopCommand != "" && r.stdinW != nil {
 		s.con.notice("stopping: sending %q to the console", s.cfg.StopCommand)
-		if err := writeLine(r.stdinW, s.cfg.StopCommand); err != nil {
+		if err := writeLine(r.stdinW, s.cfg.StopCommand, s.stdinTimeout); err != nil {
 			s.con.notice("stop command failed (%v); sending the stop signal", err)
 			_ = signalStop(r.id.PID)
 		}

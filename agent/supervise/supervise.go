@@ -60,6 +60,15 @@ var (
 	ErrAlreadyRunning = errors.New("instance is already running")
 	ErrNotRunning     = errors.New("instance is not running")
 	ErrClosed         = errors.New("supervisor is closed")
+	ErrStartFailed    = errors.New("the process could not be started")
+)
+
+// Errors returned by Send.
+var (
+	ErrStdinFull  = errors.New("the game is not reading its input")
+	ErrNoStdin    = errors.New("the console input of this process is not available")
+	ErrMultiLine  = errors.New("the line must not contain a line break")
+	ErrStdinWrite = errors.New("writing to the game's console input failed")
 )
 
 // Options configure a Supervisor.
@@ -71,6 +80,9 @@ type Options struct {
 	Sink     Sink
 	Logger   *slog.Logger
 	Clock    Clock // nil: the system clock
+	// StdinTimeout bounds a Send to a game that does not read its input
+	// (0: 2 s).
+	StdinTimeout time.Duration
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
@@ -84,20 +96,25 @@ type Supervisor struct {
 	ready *regexp.Regexp   // immutable after New; nil: running once spawned
 	stdin *stdinPipe       // immutable after New
 	clock Clock            // immutable after New
+	env   []string         // immutable after New; the game's environment
+	// stdinTimeout bounds a write to a game that does not read its stdin;
+	// immutable after New.
+	stdinTimeout time.Duration
 
 	mu         sync.Mutex
-	state      wire.State    // guarded by mu
-	run        *run          // guarded by mu; the current process, nil if none
-	busy       Action        // guarded by mu; the power action in progress, "" if none
-	manualStop bool          // guarded by mu; an operator stopped it: no auto-restart
-	crashes    crashTracker  // guarded by mu
-	lastExit   *int          // guarded by mu; exit code of the last run
-	retry      Timer         // guarded by mu; pending crash restart
-	retryAt    time.Time     // guarded by mu
-	retryGen   int           // guarded by mu; invalidates stale retry timers
-	closed     bool          // guarded by mu
-	saved      []byte        // guarded by mu; state.json as last written
-	changed    chan struct{} // guarded by mu; closed and replaced on each state change
+	state      wire.State      // guarded by mu
+	run        *run            // guarded by mu; the current process, nil if none
+	busy       Action          // guarded by mu; the power action in progress, "" if none
+	manualStop bool            // guarded by mu; an operator stopped it: no auto-restart
+	crashes    crashTracker    // guarded by mu
+	lastExit   *int            // guarded by mu; exit code of the last run
+	retry      Timer           // guarded by mu; pending crash restart
+	retryAt    time.Time       // guarded by mu
+	retryGen   int             // guarded by mu; invalidates stale retry timers
+	closed     bool            // guarded by mu
+	saved      []byte          // guarded by mu; state.json as last written
+	changed    chan struct{}   // guarded by mu; closed and replaced on each state change
+	lastEvent  wire.StateEvent // guarded by mu; as last reported, re-sent by Announce
 }
 
 // New creates a supervisor in state stopped. Call Adopt before the first
@@ -112,15 +129,20 @@ func New(opts Options) (*Supervisor, error) {
 	}
 	s := &Supervisor{
 		cfg: cfg, dir: opts.Dir, sink: opts.Sink,
-		log:     opts.Logger.With("component", "supervise", "instance", cfg.ID),
-		con:     newConsole(cfg.ID, opts.Sink, opts.Console),
-		state:   wire.StateStopped,
-		crashes: crashTracker{pol: opts.Policy},
-		changed: make(chan struct{}),
-		clock:   opts.Clock,
+		log:          opts.Logger.With("component", "supervise", "instance", cfg.ID),
+		con:          newConsole(cfg.ID, opts.Sink, opts.Console),
+		state:        wire.StateStopped,
+		crashes:      crashTracker{pol: opts.Policy},
+		changed:      make(chan struct{}),
+		clock:        opts.Clock,
+		env:          gameEnviron(cfg),
+		stdinTimeout: opts.StdinTimeout,
 	}
 	if s.clock == nil {
 		s.clock = realClock{}
+	}
+	if s.stdinTimeout <= 0 {
+		s.stdinTimeout = defaultStdinTimeout
 	}
 	if cfg.ReadyPattern != "" {
 		re, err := regexp.Compile(cfg.ReadyPattern)
@@ -172,7 +194,7 @@ func (s *Supervisor) Status() Status {
 		}
 	}
 	if s.retry != nil {
-		in := int64(s.retryAt.Sub(s.clock.Now()).Round(time.Second).Seconds())
+		in := ceilSeconds(s.retryAt.Sub(s.clock.Now()))
 		st.RestartIn = &in
 	}
 	return st
@@ -207,16 +229,22 @@ func (s *Supervisor) setStateLocked(state wire.State, ev wire.StateEvent) {
 	if ev.CrashCount == 0 {
 		ev.CrashCount = s.crashes.total
 	}
-	s.log.Info("state", "state", state, "exit_code", ev.ExitCode, "message", ev.Message)
+	s.log.Info("state", "state", state, "exit_code", codeText(ev.ExitCode), "message", ev.Message)
+	s.lastEvent = ev
 	s.sink.State(s.cfg.ID, ev)
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
 
-// Announce re-reports the current state (after a NATS reconnect).
+// Announce re-reports the current state (after a NATS reconnect): the
+// last event as it was sent, message included.
 func (s *Supervisor) Announce() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.lastEvent.State == s.state {
+		s.sink.State(s.cfg.ID, s.lastEvent)
+		return
+	}
 	ev := wire.StateEvent{State: s.state, CrashCount: s.crashes.total}
 	if s.run != nil {
 		ev.PID = s.run.id.PID
@@ -259,4 +287,13 @@ func (s *Supervisor) cancelRetryLocked() {
 // console, through the same throttle and backlog as the process output.
 func (s *Supervisor) Inject(stream string, lines []string) {
 	deliver(s.con, stream, lines, time.Now())
+}
+
+// ceilSeconds is d in whole seconds, rounded up: a restart 300 ms away is
+// "in 1 s", never "in 0 s".
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
 }

@@ -177,51 +177,6 @@ type ConsoleLine struct {
 	Text   string `json:"text"`
 }
 
-// Request is any request on a cmd subject. Args keeps the whole message so
-// a handler can decode its own fields.
-type Request struct {
-	Func string          `json:"func"`
-	Args json.RawMessage `json:"-"`
-}
-
-// Request decoding errors.
-var (
-	ErrMalformed   = errors.New("malformed request: not a JSON object")
-	ErrMissingFunc = errors.New(`missing "func"`)
-)
-
-// DecodeRequest parses a request and checks it names a func.
-func DecodeRequest(data []byte) (Request, error) {
-	var probe struct {
-		Func *json.RawMessage `json:"func"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return Request{}, fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if probe.Func == nil {
-		return Request{}, ErrMissingFunc
-	}
-	var fn string
-	if err := json.Unmarshal(*probe.Func, &fn); err != nil {
-		return Request{}, fmt.Errorf(`%w: "func" must be a string`, ErrMalformed)
-	}
-	if fn == "" {
-		return Request{}, ErrMissingFunc
-	}
-	return Request{Func: fn, Args: data}, nil
-}
-
-// Decode unmarshals the request's fields into v.
-func (r Request) Decode(v any) error {
-	if err := json.Unmarshal(r.Args, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadArgs, err)
-	}
-	return nil
-}
-
-// ErrBadArgs marks a request whose fields have the wrong types.
-var ErrBadArgs = errors.New("bad arguments")
-
 // Reply statuses.
 const (
 	StatusSuccess = "success"
@@ -236,23 +191,32 @@ type ErrorReply struct {
 	Message string `json:"message"`
 }
 
-// Stable error codes.
+// Stable error codes (docs/agent.md lists when each is sent).
 const (
-	CodeMalformed      = "malformed"
-	CodeMissingFunc    = "missing_func"
-	CodeUnknownFunc    = "unknown_func"
-	CodeBadArgs        = "bad_args"
-	CodeBusy           = "busy"
-	CodeNotManaged     = "not_managed"
-	CodeAlreadyRunning = "already_running"
-	CodeNotRunning     = "not_running"
-	CodeInternal       = "internal"
+	CodeMalformed        = "malformed"
+	CodeMissingFunc      = "missing_func"
+	CodeUnknownFunc      = "unknown_func"
+	CodeBadArgs          = "bad_args"
+	CodeBusy             = "busy"
+	CodeNotManaged       = "not_managed"
+	CodeAlreadyRunning   = "already_running"
+	CodeNotRunning       = "not_running"
+	CodeTimeout          = "timeout"           // a wait ran out; the reply carries the current status
+	CodeStdinFull        = "stdin_full"        // the game is not reading its input
+	CodeStdinUnavailable = "stdin_unavailable" // the process has no stdin the agent can write
+	CodeStartFailed      = "start_failed"      // the process could not be spawned
+	CodeDependencyFailed = "dependency_failed" // a depends_on instance did not come up
+	CodeShuttingDown     = "shutting_down"     // the agent is stopping
+	CodeInternal         = "internal"
 )
 
 // Error is the error a handler returns to produce an ErrorReply with a code.
+// Payload, when set, must marshal to a JSON object; its fields are added to
+// the reply (a wait that timed out carries the current status this way).
 type Error struct {
-	Code string
-	Msg  string
+	Code    string
+	Msg     string
+	Payload any
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -267,8 +231,9 @@ func UnknownFunc(fn string, supported []string) *Error {
 	return Errorf(CodeUnknownFunc, "unknown func %q; supported: %s", fn, strings.Join(supported, ", "))
 }
 
-// EncodeError renders err as an ErrorReply. A *Error keeps its code; the
-// request decoding errors get theirs; anything else is "internal".
+// EncodeError renders err as an ErrorReply. A *Error keeps its code (and
+// adds its payload's fields); the request decoding errors get theirs;
+// anything else is "internal".
 func EncodeError(err error) []byte {
 	rep := ErrorReply{Status: StatusError, Message: err.Error(), Code: CodeInternal}
 	var we *Error
@@ -283,7 +248,15 @@ func EncodeError(err error) []byte {
 		rep.Code = CodeBadArgs
 	}
 	b, _ := json.Marshal(rep)
-	return b
+	if we == nil || we.Payload == nil {
+		return b
+	}
+	extra, perr := json.Marshal(we.Payload)
+	if perr != nil || len(extra) <= 2 || extra[0] != '{' {
+		return b // no fields to add
+	}
+	out := append(b[:len(b)-1], ',')
+	return append(out, extra[1:]...)
 }
 
 // EncodeSuccess renders a success reply: the fields of payload (a struct or

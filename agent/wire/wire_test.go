@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,9 @@ func TestDecodeRequest(t *testing.T) {
 		{"array", `["func"]`, "", ErrMalformed},
 		{"truncated", `{"func":"st`, "", ErrMalformed},
 		{"empty", ``, "", ErrMalformed},
-		{"null", `null`, "", ErrMissingFunc},
+		{"null", `null`, "", ErrMalformed},
+		{"string", `"status"`, "", ErrMalformed},
+		{"trailing garbage", `{"func":"status"} x`, "", ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,6 +38,90 @@ func TestDecodeRequest(t *testing.T) {
 				t.Fatalf("func = %q, want %q", req.Func, tt.wantFn)
 			}
 		})
+	}
+}
+
+// TestDecodeRequest_MessagesDescribeJSON: an operator reads these messages;
+// they describe the JSON that was sent, never Go types.
+func TestDecodeRequest_MessagesDescribeJSON(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"array", `[{"func":"status"}]`, "request must be a JSON object, got an array"},
+		{"number func", `{"func":42}`, `"func" must be a string, got a number`},
+		{"object func", `{"func":{"a":1}}`, `"func" must be a string, got an object`},
+		{"null", `null`, "request must be a JSON object, got null"},
+		{"string", ` "status" `, "request must be a JSON object, got a string"},
+		{"empty", "  ", "the request is empty"},
+		{"truncated", `{"func":"st`, "not valid JSON"},
+		{"missing func", `{"command":"x"}`, `names no func`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeRequest([]byte(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to say %q", err, tt.want)
+			}
+			assertNoGoTypes(t, err.Error())
+		})
+	}
+}
+
+// TestRequestDecode_FieldTypeMessages: a field of the wrong type is
+// bad_args, named with its JSON types.
+func TestRequestDecode_FieldTypeMessages(t *testing.T) {
+	var args struct {
+		Wait    bool     `json:"wait"`
+		Lines   int      `json:"lines"`
+		Command *string  `json:"command"`
+		Paths   []string `json:"paths"`
+	}
+	tests := []struct {
+		in, want string
+	}{
+		{`{"func":"start","wait":"yes"}`, `"wait" must be true or false, got a string`},
+		{`{"func":"logs","lines":"many"}`, `"lines" must be a whole number in range, got a string`},
+		{`{"func":"logs","lines":1.5}`, `"lines" must be a whole number in range, got 1.5`},
+		{`{"func":"send","command":7}`, `"command" must be a string, got a number`},
+		{`{"func":"x","paths":{"a":1}}`, `"paths" must be an array, got an object`},
+		{`{"func":"start","wait":1}`, `"wait" must be true or false, got a number`},
+	}
+	for _, tt := range tests {
+		req, err := DecodeRequest([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = req.Decode(&args)
+		if !errors.Is(err, ErrBadArgs) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want bad args saying %q", tt.in, err, tt.want)
+			continue
+		}
+		assertNoGoTypes(t, err.Error())
+	}
+}
+
+func assertNoGoTypes(t *testing.T, msg string) {
+	t.Helper()
+	for _, leak := range []string{"Go ", "struct", "json:", "RawMessage", "*", "int", "bool"} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("message %q shows Go internals (%q)", msg, leak)
+		}
+	}
+}
+
+func TestEncodeError_PayloadFields(t *testing.T) {
+	err := fmt.Errorf("start w: %w", &Error{Code: CodeTimeout, Msg: "still starting after 1s",
+		Payload: InstanceStatus{ID: "w", State: StateStarting, Managed: true}})
+	var rep struct {
+		Status
+		InstanceStatus
+	}
+	if jerr := json.Unmarshal(EncodeError(err), &rep); jerr != nil {
+		t.Fatal(jerr)
+	}
+	if rep.Code != CodeTimeout || rep.State != StateStarting || rep.ID != "w" ||
+		rep.Message != "start w: still starting after 1s" {
+		t.Fatalf("decoded %+v", rep)
 	}
 }
 

@@ -37,6 +37,8 @@ type knobs struct {
 	pidFile       string
 	termExitCode  int
 	startupBanner string
+	ignoreStdin   bool
+	printEnv      string
 }
 
 func main() {
@@ -59,6 +61,8 @@ func main() {
 	flag.StringVar(&k.lineText, "line", "tick", "text of the rate-driven output lines")
 	flag.StringVar(&k.pidFile, "pid-file", "", "write the pid here at start")
 	flag.StringVar(&k.startupBanner, "banner", "fakegame starting", "first stdout line (empty: none)")
+	flag.BoolVar(&k.ignoreStdin, "ignore-stdin", false, "never read stdin (a game that does not read its console)")
+	flag.StringVar(&k.printEnv, "print-env", "", "comma-separated variable names: print 'env NAME=value' or 'env NAME unset' for each")
 	childMode := flag.Bool("sleep-child", false, "internal: act as the sleeping grandchild")
 	flag.Parse()
 	if *childMode {
@@ -83,6 +87,16 @@ func run(k knobs) int {
 	if k.startupBanner != "" {
 		say("%s pid=%d", k.startupBanner, os.Getpid())
 	}
+	for _, name := range strings.Split(k.printEnv, ",") {
+		if name == "" {
+			continue
+		}
+		if v, ok := os.LookupEnv(name); ok {
+			say("env %s=%s", name, v)
+		} else {
+			say("env %s unset", name)
+		}
+	}
 	if k.spawnChild {
 		c := exec.Command(os.Args[0], "-sleep-child")
 		if err := c.Start(); err != nil {
@@ -94,7 +108,9 @@ func run(k knobs) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	stdinStop := make(chan struct{})
-	go readStdin(k, say, stdinStop)
+	if !k.ignoreStdin {
+		go readStdin(k, say, stdinStop)
+	}
 	var deadline <-chan time.Time
 	if k.runFor > 0 {
 		deadline = time.After(k.runFor)
