@@ -179,11 +179,14 @@ func (l *liveness) reconnected() {
 }
 
 // Peers lists the nodes currently up, in order.
-func (m *Member) Peers() []uint8 {
-	m.live.mu.Lock()
-	defer m.live.mu.Unlock()
+func (m *Member) Peers() []uint8 { return m.live.upPeers() }
+
+// upPeers lists the peers currently up, in order.
+func (l *liveness) upPeers() []uint8 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var out []uint8
-	for id, p := range m.live.peers {
+	for id, p := range l.peers {
 		if p.up {
 			out = append(out, id)
 		}

@@ -39,6 +39,34 @@ type batch struct {
 
 func (x *mux) init() { x.pending = map[uint64]slot{} }
 
+// register records a batch of n requests and returns their tokens, in
+// request order.
+func (x *mux) register(b *batch, n int) []uint64 {
+	toks := make([]uint64, n)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range toks {
+		x.seq++
+		toks[i] = x.seq
+		x.pending[toks[i]] = slot{b: b, i: i}
+	}
+	return toks
+}
+
+// abandon forgets the requests of toks that have not been answered yet
+// and reports how many those were. A reply arriving later is dropped.
+func (x *mux) abandon(toks []uint64) (missing int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, tok := range toks {
+		if _, ok := x.pending[tok]; ok {
+			delete(x.pending, tok)
+			missing++
+		}
+	}
+	return missing
+}
+
 // onReply routes a reply (or a no-responders status) to its batch.
 func (x *mux) onReply(m *nats.Msg) {
 	i := strings.LastIndexByte(m.Subject, '.')
@@ -76,14 +104,7 @@ func (m *Member) requestMany(ctx context.Context, n int, subj func(int) string, 
 		return ErrNotConnected
 	}
 	b := &batch{onReply: onReply, remaining: n, done: make(chan struct{})}
-	toks := make([]uint64, n)
-	m.mux.mu.Lock()
-	for i := range toks {
-		m.mux.seq++
-		toks[i] = m.mux.seq
-		m.mux.pending[toks[i]] = slot{b: b, i: i}
-	}
-	m.mux.mu.Unlock()
+	toks := m.mux.register(b, n)
 	var pubErr error
 	for i, tok := range toks {
 		msg := &nats.Msg{Subject: subj(i), Reply: m.inbox + "." + strconv.FormatUint(tok, 36), Data: data(i)}
@@ -101,15 +122,7 @@ func (m *Member) requestMany(ctx context.Context, n int, subj func(int) string, 
 		case <-ctx.Done():
 		}
 	}
-	m.mux.mu.Lock()
-	missing := 0
-	for _, tok := range toks {
-		if _, ok := m.mux.pending[tok]; ok {
-			delete(m.mux.pending, tok)
-			missing++
-		}
-	}
-	m.mux.mu.Unlock()
+	missing := m.mux.abandon(toks)
 	if pubErr != nil {
 		return pubErr
 	}

@@ -35,7 +35,8 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
 	s.pid = pid
 	s.orphaned = time.Time{}
 	if err == nil {
-		m.setListsLocked(s, lists)
+		old := s.setListsLocked(lists)
+		m.reindex(user, old, s.friends)
 	}
 	if mode != nil && mode.Valid() && *mode != s.mode {
 		s.mode = *mode
@@ -60,9 +61,10 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
 }
 
 // setListsLocked replaces s's lists with what the database holds, keeping
-// what the world was told about friends still listed. Call with s.mu held.
-func (m *Manager) setListsLocked(s *Session, l store.Lists) {
-	old := s.friends
+// what the world was told about friends still listed. It returns the
+// friend list it replaced, for the reverse index (Manager.reindex).
+func (s *Session) setListsLocked(l store.Lists) (old []friend) {
+	old = s.friends
 	s.friends = make([]friend, 0, len(l.Friends))
 	for _, id := range l.Friends {
 		f := friend{id: id}
@@ -77,14 +79,7 @@ func (m *Manager) setListsLocked(s *Session, l store.Lists) {
 	s.ignores = l.Ignores
 	s.mode = l.Mode
 	s.loaded = true
-	m.mu.Lock()
-	for _, o := range old {
-		m.indexLocked(s.user, o.id, false)
-	}
-	for _, f := range s.friends {
-		m.indexLocked(s.user, f.id, true)
-	}
-	m.mu.Unlock()
+	return old
 }
 
 // logout ends user's session and tells the players who list it.
@@ -96,13 +91,9 @@ func (m *Manager) logout(user uint64) {
 	if s == nil {
 		return
 	}
-	s.mu.Lock() // lock order (package doc): Session.mu, then Manager.mu
+	s.mu.Lock()
 	s.ready = false
-	m.mu.Lock()
-	for _, f := range s.friends {
-		m.indexLocked(user, f.id, false)
-	}
-	m.mu.Unlock()
+	m.reindex(user, s.friends, nil)
 	s.mu.Unlock()
 
 	m.cluster.Leave(user)

@@ -253,7 +253,8 @@ func (m *Manager) reload(user uint64) {
 		return
 	}
 	s.mu.Lock()
-	m.setListsLocked(s, lists)
+	old := s.setListsLocked(lists)
+	m.reindex(user, old, s.friends)
 	s.mu.Unlock()
 	m.requestLists(user)
 }

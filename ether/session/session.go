@@ -227,6 +227,20 @@ func (m *Manager) index(owner, friend uint64, add bool) {
 	m.indexLocked(owner, friend, add)
 }
 
+// reindex moves owner's entries in the reverse index from the friends of
+// old to those of now. Callers hold owner's Session.mu (lock order: package
+// doc), so that the index changes with the list.
+func (m *Manager) reindex(owner uint64, old, now []friend) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, f := range old {
+		m.indexLocked(owner, f.id, false)
+	}
+	for _, f := range now {
+		m.indexLocked(owner, f.id, true)
+	}
+}
+
 // nextMsgID is a fresh positive msg_id.
 func (m *Manager) nextMsgID() int32 {
 	for {
@@ -243,7 +257,7 @@ func (m *Manager) opCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(m.ctx, m.cfg.OpTimeout)
 }
 
-// find returns the index of id in s.friends, or -1. Call with s.mu held.
+// findLocked returns the index of id in s.friends, or -1.
 func (s *Session) findLocked(id uint64) int {
 	for i := range s.friends {
 		if s.friends[i].id == id {

@@ -62,6 +62,9 @@ type queue struct {
 	lastWarn time.Time      // guarded by mu
 }
 
+// dropWarnEvery spaces the "queue full" warnings.
+const dropWarnEvery = 10 * time.Second
+
 func (q *queue) init(max int) {
 	q.max = max
 	q.saves = map[uint64]*op{}
@@ -166,6 +169,18 @@ func (q *queue) failWaiting() {
 	}
 }
 
+// dropWarning reports whether a "queue full" warning is due at now (at
+// most one every dropWarnEvery), and the ops dropped so far.
+func (q *queue) dropWarning(now time.Time) (warn bool, dropped uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if now.Sub(q.lastWarn) > dropWarnEvery {
+		q.lastWarn = now
+		warn = true
+	}
+	return warn, q.dropped
+}
+
 func (q *queue) pendingSave(user uint64) ([]byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -245,14 +260,7 @@ func (s *Store) enqueue(o *op) {
 		return
 	}
 	s.q.finish(o, false)
-	s.q.mu.Lock()
-	warn := time.Since(s.q.lastWarn) > 10*time.Second
-	if warn {
-		s.q.lastWarn = time.Now()
-	}
-	dropped := s.q.dropped
-	s.q.mu.Unlock()
-	if warn {
+	if warn, dropped := s.q.dropWarning(time.Now()); warn {
 		s.log.Error("write queue full; dropping newest writes", "max", s.cfg.MaxQueued, "dropped_total", dropped)
 	}
 }
