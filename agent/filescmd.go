@@ -4,12 +4,17 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 )
 
-// filesFuncs serves the jailed file manager. File operations can take a
-// while (archives, trees), so every one runs on its own goroutine.
+// filesFuncs serves the jailed file manager, with the instance's
+// [instance.files] options applied. File operations can take a while
+// (archives, trees), so every one runs on its own goroutine.
 func filesFuncs(inst *instance) funcTable {
+	fm := inst.files
+	if inst.cfg.Files.AllowHardlinks {
+		fm = fm.WithHardlinks()
+	}
 	t := funcTable{funcs: map[string]spec{}}
 	for _, name := range files.Funcs() {
-		t.funcs[name] = slow(inst.files.Handle)
+		t.funcs[name] = slow(fm.Handle)
 	}
 	return t
 }

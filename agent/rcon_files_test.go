@@ -148,3 +148,49 @@ deny = ["*.secret"]
 		return h.cmd("game1", `{"func":"status"}`)["status"] == "success"
 	})
 }
+
+// TestAgent_FilesHardLinksOverNATS: a hard link inside a root to a file
+// outside it is neither read nor chmodded through the agent, unless
+// [instance.files] allow_hardlinks lets its content out (chmod stays
+// refused).
+func TestAgent_FilesHardLinksOverNATS(t *testing.T) {
+	h := newHarness(t, 60, `
+[[instance]]
+id = "strict"
+game = "generic"
+root = "{{root}}/strict"
+
+[[instance]]
+id = "lenient"
+game = "generic"
+root = "{{root}}/lenient"
+[instance.files]
+allow_hardlinks = true
+`)
+	outside := filepath.Join(h.dir, "outside.txt")
+	writeFile(t, outside, "outside secret")
+	for _, id := range []string{"strict", "lenient"} {
+		dir := filepath.Join(h.dir, "root", id)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(outside, filepath.Join(dir, "ln")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := func(id, body string) map[string]any {
+		t.Helper()
+		return h.call(wire.FilesCmdSubject(license, id), body)
+	}
+	h.mustErr(files("strict", `{"func":"fm_read","path":"ln"}`), "hard_link")
+	h.mustErr(files("strict", `{"func":"fm_copy","from":"ln","to":"c"}`), "hard_link")
+	if rep := h.mustOK(files("lenient", `{"func":"fm_read","path":"ln"}`)); rep["content"] != "outside secret" {
+		t.Fatalf("allowed read %v", rep)
+	}
+	for _, id := range []string{"strict", "lenient"} {
+		h.mustErr(files(id, `{"func":"fm_chmod","path":"ln","mode":"0777"}`), "hard_link")
+	}
+	if fi, err := os.Stat(outside); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the outside file's mode changed: %v, %v", fi, err)
+	}
+}

@@ -188,6 +188,11 @@ type Files struct {
 	// Deny lists gitignore-style patterns the file manager refuses for
 	// every operation.
 	Deny []string `toml:"deny"`
+	// AllowHardlinks lets the file manager read, copy and archive regular
+	// files with more than one hard link; such a link may name a file
+	// outside the instance root. Default false. fm_chmod of such files is
+	// refused either way.
+	AllowHardlinks bool `toml:"allow_hardlinks"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("1.5s").

@@ -100,7 +100,7 @@ func (c *call) archiveSources(paths []string) ([]archiveSource, error) {
 		}
 		seen[name] = true
 		if !res.info.IsDir() {
-			if err := regularFile(rel, res.info); err != nil {
+			if err := c.contentFile(rel, res.info); err != nil {
 				return nil, err
 			}
 		}
@@ -114,6 +114,11 @@ func (c *call) writeArchive(format, to string, srcs []archiveSource) (ArchiveRep
 	tmp := joinRel(parentRel(to), tempName())
 	f, err := c.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, newFileMode)
 	if err != nil {
+		return ArchiveReply{}, err
+	}
+	if err := ownFile(f); err != nil {
+		f.Close()
+		_ = c.r.Remove(tmp)
 		return ArchiveReply{}, err
 	}
 	aw := newArchiveWriter(format, f)
@@ -169,13 +174,14 @@ func (c *call) addTree(aw archiveWriter, s archiveSource, tmp string, reply *Arc
 			return aw.dir(name, fi)
 		case fi.Mode().IsRegular():
 			reply.Entries++
-			return c.addFile(aw, p, name)
+			return c.addFile(aw, p, below(p, s.res.rel, s.rel), name)
 		}
 		return nil
 	})
 }
 
-func (c *call) addFile(aw archiveWriter, p, name string) error {
+// addFile adds the file at p (named orig by the client) as name.
+func (c *call) addFile(aw archiveWriter, p, orig, name string) error {
 	f, err := c.r.OpenFile(p, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return err
@@ -185,8 +191,8 @@ func (c *call) addFile(aw archiveWriter, p, name string) error {
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return regularFile(p, fi)
+	if err := c.contentFile(orig, fi); err != nil {
+		return err
 	}
 	return aw.file(name, fi, f)
 }

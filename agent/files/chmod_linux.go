@@ -50,7 +50,11 @@ func chmodAt(dfd int, rel string, mode fs.FileMode) error {
 		return &fs.PathError{Op: "chmod", Path: rel, Err: err}
 	}
 	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFDIR:
+	case unix.S_IFREG:
+		if st.Nlink > 1 {
+			return errChmodLinked(rel, uint64(st.Nlink))
+		}
+	case unix.S_IFDIR:
 	case unix.S_IFLNK:
 		return wire.Errorf(CodeIsASymlink, "chmod %q: is a symlink; symlinks are never followed", rel)
 	default:

@@ -21,5 +21,8 @@ func chmodNoFollow(r *os.Root, rel string, mode fs.FileMode) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return wire.Errorf(CodeIsASymlink, "chmod %q: is a symlink; symlinks are never followed", rel)
 	}
+	if n, ok := linked(fi); ok {
+		return errChmodLinked(rel, n)
+	}
 	return r.Chmod(rel, mode)
 }

@@ -28,6 +28,7 @@ const (
 	CodeInvalidPath   = "invalid_path"      // NUL, backslash, overlong, symlink loop, ...
 	CodeInvalidArch   = "invalid_archive"   // corrupt archive, link or device entries
 	CodePermission    = "permission_denied" // the operating system refused access
+	CodeHardLink      = "hard_link"         // a regular file with more than one hard link
 )
 
 // ErrBadDenyPattern is returned by New for a deny pattern that does not compile.

@@ -58,7 +58,7 @@ func (c *call) extract(a extractArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := regularFile(rel, src.info); err != nil {
+	if err := c.contentFile(rel, src.info); err != nil {
 		return nil, err
 	}
 	format, err := formatOf(rel)
@@ -98,7 +98,7 @@ func (c *call) openArchive(format string, f *os.File, rel string) (archiveReader
 	if err != nil {
 		return nil, mapErr("extract", rel, err)
 	}
-	if err := regularFile(rel, fi); err != nil {
+	if err := c.contentFile(rel, fi); err != nil {
 		return nil, err
 	}
 	if format == formatTarGz {
@@ -194,6 +194,8 @@ func (c *call) checkTarget(orig, target string, isDir bool) (string, error) {
 		return "", wire.Errorf(CodeExists, "extract: %q exists and is not a directory", orig)
 	case !isDir && res.info.IsDir():
 		return "", wire.Errorf(CodeIsADirectory, "extract: %q exists and is a directory", orig)
+	case !isDir && isSpecial(res.info):
+		return "", wire.Errorf(CodeNotAFile, "extract: %q exists and is not a regular file", orig)
 	}
 	return res.rel, nil
 }
@@ -245,8 +247,7 @@ func (c *call) extractFile(e archEntry, target string, budget int64) (int64, err
 	if mode == 0 {
 		mode = newFileMode
 	}
-	parent, _ := c.r.Stat(osPath(dir))
-	n, err := writeAtomic(c.r, target, rd, min(budget, e.size), mode, parent, false)
+	n, err := writeAtomic(c.r, target, newContent{src: rd, max: min(budget, e.size), mode: mode})
 	if err != nil && !errors.Is(err, errTooLarge) && !isFSError(err) {
 		return n, wire.Errorf(CodeInvalidArch, "archive entry %q: %v", e.name, err)
 	}

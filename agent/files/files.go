@@ -76,6 +76,20 @@ type Manager struct {
 	deny   *denylist // immutable after New
 	limits Limits    // immutable after New
 	log    *slog.Logger
+
+	// allowHardlinks lets content of hard-linked files out (links.go);
+	// immutable after New (WithHardlinks makes a new Manager).
+	allowHardlinks bool
+}
+
+// WithHardlinks returns a copy of m that reads, copies and archives
+// regular files with more than one hard link: the instance option
+// files.allow_hardlinks, for a root whose every link is known to stay
+// inside it. fm_chmod of such a file stays refused. m is unchanged.
+func (m *Manager) WithHardlinks() *Manager {
+	c := *m
+	c.allowHardlinks = true
+	return &c
 }
 
 // New returns the file manager of the instance rooted at root. deny holds
@@ -203,7 +217,7 @@ func logLevel(code string) slog.Level {
 		return slog.LevelError
 	case CodeRootMissing, CodePermission:
 		return slog.LevelWarn
-	case CodeOutsideRoot, CodeDenied:
+	case CodeOutsideRoot, CodeDenied, CodeHardLink:
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug

@@ -225,3 +225,19 @@ func entryNames(rep map[string]any, key, field string) []string {
 	}
 	return out
 }
+
+// containsAll reports whether s holds every one of subs.
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCode reports whether err is a *wire.Error with code.
+func isCode(err error, code string) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && we.Code == code
+}

@@ -164,7 +164,7 @@ func (c *call) read(a readArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := regularFile(rel, res.info); err != nil {
+	if err := c.contentFile(rel, res.info); err != nil {
 		return nil, err
 	}
 	f, err := c.r.OpenFile(res.rel, os.O_RDONLY|openNonblock, 0)
@@ -176,7 +176,7 @@ func (c *call) read(a readArgs) (any, error) {
 	if err != nil {
 		return nil, mapErr("read", rel, err)
 	}
-	if err := regularFile(rel, fi); err != nil {
+	if err := c.contentFile(rel, fi); err != nil {
 		return nil, err
 	}
 	n, err := c.readSpan(rel, fi.Size(), a)
@@ -229,6 +229,11 @@ func encodeContent(b []byte) (string, string) {
 		return string(b), EncodingUTF8
 	}
 	return base64.StdEncoding.EncodeToString(b), EncodingBase64
+}
+
+// isSpecial reports whether fi is a device, FIFO or socket.
+func isSpecial(fi fs.FileInfo) bool {
+	return fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0
 }
 
 // regularFile refuses directories and special files.

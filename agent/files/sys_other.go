@@ -10,8 +10,13 @@ import (
 // openNonblock is not needed where FIFOs do not block open.
 const openNonblock = 0
 
-// chownFile does nothing where owners are not uid/gid pairs.
-func chownFile(*os.File, fs.FileInfo) {}
+// linkCount is 1 where os.FileInfo carries no link count (Windows): hard
+// links are not detected there.
+func linkCount(fs.FileInfo) uint64 { return 1 }
 
-// chownPath does nothing where owners are not uid/gid pairs.
-func chownPath(*os.Root, string, fs.FileInfo) {}
+// ownFile does nothing where owners are not uid/gid pairs: a new file
+// belongs to its creator.
+func ownFile(*os.File) error { return nil }
+
+// ownDir does nothing where owners are not uid/gid pairs.
+func ownDir(*os.Root, string) error { return nil }

@@ -159,12 +159,19 @@ type copyNode struct {
 
 // copy copies a file or a directory tree (following a symlink at from).
 // Inside a tree, symlinks are recreated with the same target, which must
-// stay inside the root from the new place, and special files are skipped.
-// Everything is checked before anything is written.
+// stay inside the root from the new place, and special files are skipped;
+// from itself must be a directory or a regular file. Hard-linked files are
+// refused (contentFile). Everything is checked before anything is written.
+// Copies get the source's permission bits only and belong to the agent.
 func (c *call) copy(a fromToArgs) (any, error) {
 	fromRel, from, toRel, to, err := c.fromTo(a, lookup{follow: true})
 	if err != nil {
 		return nil, err
+	}
+	if !from.info.IsDir() {
+		if err := c.contentFile(fromRel, from.info); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := c.planCopy(fromRel, from, to.rel)
 	if err != nil {
@@ -187,7 +194,11 @@ func (c *call) planCopy(fromRel string, from resolved, to string) ([]copyNode, e
 	err := walk(c.ctx, c.r, from.rel, from.info, func(p string, fi fs.FileInfo) error {
 		n := copyNode{src: p, dst: below(p, from.rel, to), info: fi}
 		switch {
-		case fi.IsDir(), fi.Mode().IsRegular():
+		case fi.IsDir():
+		case fi.Mode().IsRegular():
+			if err := c.contentFile(below(p, from.rel, fromRel), fi); err != nil {
+				return err
+			}
 		case fi.Mode()&fs.ModeSymlink != 0:
 			t, err := c.r.Readlink(p)
 			if err != nil {
@@ -220,11 +231,10 @@ func linkStaysInside(dir, target string) bool {
 func (c *call) copyOne(n copyNode) error {
 	switch {
 	case n.info.IsDir():
-		err := c.r.Mkdir(n.dst, n.info.Mode().Perm())
-		if err == nil {
-			chownPath(c.r, n.dst, n.info)
+		if err := c.r.Mkdir(n.dst, n.info.Mode().Perm()); err != nil {
+			return err
 		}
-		return err
+		return ownDir(c.r, n.dst)
 	case n.target != "":
 		return c.r.Symlink(n.target, n.dst)
 	}
@@ -237,17 +247,19 @@ func (c *call) copyOne(n copyNode) error {
 	if err != nil {
 		return err
 	}
-	if !fi.Mode().IsRegular() {
-		return regularFile(n.src, fi)
+	if err := c.contentFile(n.src, fi); err != nil {
+		return err
 	}
-	dst, err := c.r.OpenFile(n.dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	dst, err := c.r.OpenFile(n.dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	_, err = io.Copy(dst, src)
 	if err == nil {
-		chownFile(dst, fi)
-		err = dst.Chmod(fi.Mode() & keptModes)
+		err = ownFile(dst)
+	}
+	if err == nil {
+		err = dst.Chmod(fi.Mode().Perm())
 	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr

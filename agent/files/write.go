@@ -27,10 +27,11 @@ type MkdirReply struct {
 }
 
 // Default modes of what the file manager creates (before the umask).
+// Whatever it creates or rewrites gets permission bits only (never
+// setuid, setgid or sticky) and belongs to the agent process.
 const (
 	newFileMode fs.FileMode = 0o644
 	newDirMode  fs.FileMode = 0o755
-	keptModes               = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 )
 
 type saveArgs struct {
@@ -42,7 +43,10 @@ type saveArgs struct {
 // save writes a whole file through a temporary file in the same directory
 // renamed over the target, so readers see the old or the new content. It
 // follows a symlink at the target (inside the root), keeps an existing
-// file's mode and owner, and needs the parent directory to exist.
+// file's permission bits (not setuid, setgid, sticky, nor its owner: the
+// new file is the agent's), and needs the parent directory to exist. A
+// hard-linked target is detached from its other links, which keep the old
+// content.
 func (c *call) save(a saveArgs) (any, error) {
 	if a.Content == nil {
 		return nil, missingArg("content")
@@ -58,16 +62,14 @@ func (c *call) save(a saveArgs) (any, error) {
 	if rel == "" {
 		return nil, wire.Errorf(CodeIsADirectory, "save %q: the instance root is a directory", rel)
 	}
-	mode, like := newFileMode, res.info
+	mode := newFileMode
 	if res.info != nil {
 		if err := regularFile(rel, res.info); err != nil {
 			return nil, err
 		}
-		mode = res.info.Mode() & keptModes
-	} else if fi, err := c.r.Stat(osPath(parentRel(res.rel))); err == nil {
-		like = fi
+		mode = res.info.Mode().Perm()
 	}
-	n, err := writeAtomic(c.r, res.rel, bytes.NewReader(data), int64(len(data)), mode, like, true)
+	n, err := writeAtomic(c.r, res.rel, newContent{src: bytes.NewReader(data), max: int64(len(data)), mode: mode, sync: true})
 	if err != nil {
 		return nil, mapErr("save", rel, err)
 	}
@@ -103,26 +105,37 @@ func (c *call) saveContent(a saveArgs) ([]byte, error) {
 // errTooLarge marks content over a writer's limit.
 var errTooLarge = errors.New("content over the size limit")
 
-// writeAtomic writes src (at most max bytes, else errTooLarge) to a new
-// temporary file beside rel, gives it mode (and like's owner when running
-// as root), optionally syncs it, and renames it over rel. O_EXCL means the
-// temporary file is never a symlink; the rename replaces rel itself, never
-// what rel may point to. On error the temporary file is removed.
-func writeAtomic(r *os.Root, rel string, src io.Reader, max int64, mode fs.FileMode, like fs.FileInfo, sync bool) (int64, error) {
+// newContent is what writeAtomic writes.
+type newContent struct {
+	src  io.Reader
+	max  int64       // bytes at most, else errTooLarge
+	mode fs.FileMode // only its permission bits are applied
+	sync bool        // fsync before the rename
+}
+
+// writeAtomic writes nc.src to a new temporary file beside rel, owned by
+// the agent process (ownFile) with nc.mode's permission bits, optionally
+// syncs it, and renames it over rel. O_EXCL means the temporary file is
+// never a symlink; the rename replaces rel itself, never what rel may
+// point to, so no setuid bit or owner of an old file survives. On error
+// the temporary file is removed.
+func writeAtomic(r *os.Root, rel string, nc newContent) (int64, error) {
 	tmp := joinRel(parentRel(rel), tempName())
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.Copy(f, io.LimitReader(src, max+1))
-	if err == nil && n > max {
+	n, err := io.Copy(f, io.LimitReader(nc.src, nc.max+1))
+	if err == nil && n > nc.max {
 		err = errTooLarge
 	}
 	if err == nil {
-		chownFile(f, like) // before chmod: chown clears setuid bits
-		err = f.Chmod(mode)
+		err = ownFile(f) // before chmod: chown clears setuid bits
 	}
-	if err == nil && sync {
+	if err == nil {
+		err = f.Chmod(nc.mode.Perm())
+	}
+	if err == nil && nc.sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -168,15 +181,16 @@ func (c *call) mkdir(a pathArgs) (any, error) {
 }
 
 // mkdirAll creates rel and its missing parents, one name at a time inside
-// the root; each new directory gets its parent's owner when running as root.
+// the root; each new directory belongs to the agent process, without the
+// set-group-ID bit a parent may hand down (ownDir).
 func mkdirAll(r *os.Root, rel string) error {
 	names := splitRel(rel)
 	for i := range names {
 		p := joinRel(names[:i+1]...)
 		err := r.Mkdir(p, newDirMode)
 		if err == nil {
-			if parent, err := r.Stat(osPath(parentRel(p))); err == nil {
-				chownPath(r, p, parent)
+			if err := ownDir(r, p); err != nil {
+				return err
 			}
 			continue
 		}
@@ -220,6 +234,9 @@ func (c *call) chmod(a chmodArgs) (any, error) {
 		return nil, wire.Errorf(CodeIsASymlink, "chmod %q: is a symlink; symlinks are never followed", rel)
 	case !res.info.IsDir() && !res.info.Mode().IsRegular():
 		return nil, wire.Errorf(CodeNotAFile, "chmod %q: not a regular file or directory", rel)
+	}
+	if n, ok := linked(res.info); ok {
+		return nil, errChmodLinked(rel, n)
 	}
 	if err := chmodNoFollow(c.r, res.rel, mode); err != nil {
 		return nil, mapErr("chmod", rel, err)
