@@ -56,17 +56,23 @@ func (s *lineSplitter) skipped(end skipEnd) {
 	s.carry = s.carry[:0]
 }
 
-// flush returns the carried unterminated line, if any, and forgets it:
-// the stream has ended. The line is valid until the next feed.
-func (s *lineSplitter) flush() []byte {
-	l := s.carry
+// flush hands the carried unterminated line, if any, to emit (cut at the
+// cap like any line) and forgets it: the stream has ended.
+func (s *lineSplitter) flush(emit func(lines [][]byte)) {
+	if len(s.carry) == 0 {
+		return
+	}
+	s.lines = appendCapped(s.lines[:0], s.carry)
+	emit(s.lines)
+	s.lines = s.lines[:0]
 	s.carry = s.carry[:0]
-	return l
 }
 
 // splitLines appends to dst the complete lines of buf (views into buf,
 // trailing \r removed) and returns them with the unterminated rest. A line
-// longer than wire.MaxLineBytes is cut into pieces of that size.
+// longer than wire.MaxLineBytes is cut into pieces of that size; so is a
+// rest past it, except for a final \r, which may be the first half of a
+// CRLF that the next read completes.
 func splitLines(dst [][]byte, buf []byte) (lines [][]byte, rest []byte) {
 	for {
 		i := bytes.IndexByte(buf, '\n')
@@ -76,7 +82,7 @@ func splitLines(dst [][]byte, buf []byte) (lines [][]byte, rest []byte) {
 		dst = appendCapped(dst, bytes.TrimSuffix(buf[:i], []byte{'\r'}))
 		buf = buf[i+1:]
 	}
-	for len(buf) > wire.MaxLineBytes {
+	for len(bytes.TrimSuffix(buf, []byte{'\r'})) > wire.MaxLineBytes {
 		dst = append(dst, buf[:wire.MaxLineBytes])
 		buf = buf[wire.MaxLineBytes:]
 	}

@@ -124,11 +124,7 @@ func (t *tailer) emit(lines [][]byte) {
 }
 
 // flush delivers a final unterminated line.
-func (t *tailer) flush() {
-	if l := t.lines.flush(); len(l) > 0 {
-		t.emit([][]byte{l})
-	}
-}
+func (t *tailer) flush() { t.lines.flush(t.emit) }
 
 // Stop stops the tailer after a final drain and waits for it.
 func (t *tailer) Stop() {
