@@ -19,7 +19,7 @@ import (
 // host path.
 func TestSupervisor_Send_StdinFull(t *testing.T) {
 	f := newFixture(t, nil, "-ignore-stdin")
-	f.sup.stdinTimeout = 100 * time.Millisecond
+	f.sup.stdinTimeout = 600 * time.Millisecond
 	if err := f.sup.Start(true); err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +34,23 @@ func TestSupervisor_Send_StdinFull(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "/") || strings.Contains(err.Error(), f.dir) {
 		t.Fatalf("message names a host path: %v", err)
+	}
+	// A send waiting on the full pipe does not hold up the supervisor.
+	done := make(chan error, 1)
+	go func() { done <- f.sup.Send("one more") }()
+	var slowest time.Duration
+	for waiting := true; waiting; {
+		select {
+		case err = <-done:
+			waiting = false
+		case <-time.After(10 * time.Millisecond):
+		}
+		t0 := time.Now()
+		f.sup.Status()
+		slowest = max(slowest, time.Since(t0))
+	}
+	if !errors.Is(err, ErrStdinFull) || slowest > 200*time.Millisecond {
+		t.Fatalf("send while full: %v; Status took up to %v during it", err, slowest)
 	}
 	if err := f.sup.Send("a\nb"); !errors.Is(err, ErrMultiLine) {
 		t.Fatalf("two lines: %v", err)

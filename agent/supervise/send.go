@@ -22,32 +22,59 @@ func (s *Supervisor) Send(line string) error {
 	if strings.ContainsAny(line, "\r\n") {
 		return ErrMultiLine
 	}
+	if s.cfg.StopCommand != "" && strings.TrimSpace(line) == s.cfg.StopCommand {
+		return s.sendStop(line)
+	}
+	s.sendMu.Lock() // one line at a time, in order
+	defer s.sendMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.run
-	if r == nil || s.state == wire.StateStopped || s.state == wire.StateCrashed {
-		return ErrNotRunning
-	}
-	if r.stdinW == nil {
-		return ErrNoStdin
-	}
-	isStop := s.cfg.StopCommand != "" && strings.TrimSpace(line) == s.cfg.StopCommand
-	if isStop {
-		if err := s.stoppableLocked(); err != nil {
-			return err
-		}
-	}
-	if err := writeLine(r.stdinW, line, s.stdinTimeout); err != nil {
+	w, err := s.stdinLocked()
+	s.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	if isStop {
-		s.manualStop = true
-		s.busy = ActionStop
-		r.stopRequested = true
-		s.setStateLocked(wire.StateStopping, wire.StateEvent{Message: "stop command sent to the console"})
-		s.armKillLocked(r, s.stopTimeout())
+	// Without s.mu: a game that does not read its input must not hold up
+	// status, heartbeats and events for the write timeout.
+	return writeLine(w, line, s.stdinTimeout)
+}
+
+// sendStop writes the stop command typed on the console and begins the
+// stop, under the lock: the check, the write and the state change are one
+// step.
+func (s *Supervisor) sendStop(line string) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := s.stdinLocked()
+	if err != nil {
+		return err
 	}
+	if err := s.stoppableLocked(); err != nil {
+		return err
+	}
+	if err := writeLine(w, line, s.stdinTimeout); err != nil {
+		return err
+	}
+	r := s.run
+	s.manualStop = true
+	s.busy = ActionStop
+	r.stopRequested = true
+	s.setStateLocked(wire.StateStopping, wire.StateEvent{Message: "stop command sent to the console"})
+	s.armKillLocked(r, s.stopTimeout())
 	return nil
+}
+
+// stdinLocked is the agent's end of the running process's stdin.
+func (s *Supervisor) stdinLocked() (*os.File, error) {
+	r := s.run
+	if r == nil || s.state == wire.StateStopped || s.state == wire.StateCrashed {
+		return nil, ErrNotRunning
+	}
+	if r.stdinW == nil {
+		return nil, ErrNoStdin
+	}
+	return r.stdinW, nil
 }
 
 // stopTimeout is the graceful stop budget; 0 kills at once.
@@ -66,6 +93,8 @@ func writeLine(w *os.File, line string, timeout time.Duration) error {
 		return nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return ErrStdinFull
+	case errors.Is(err, os.ErrClosed):
+		return ErrNotRunning // the process exited during the write
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -71,7 +71,7 @@ func (s *Supervisor) Kill() error {
 	}
 	s.con.notice("killing process tree of pid %d", r.id.PID)
 	if err := killTree(r.id.PID); err != nil {
-		return fmt.Errorf("kill %s: %w", s.cfg.ID, err)
+		return fmt.Errorf("kill the process tree: %w", err)
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ import (
 )
 
 // Sink receives what a supervisor reports. Calls are made in order, with
-// the supervisor's lock held: they must be quick and must not call back.
+// the supervisor's or the console's lock held (the lock order is written at
+// the console type): they must be quick and must not call back.
 type Sink interface {
 	State(id string, ev wire.StateEvent)
 	Console(id string, lines []wire.ConsoleLine)
@@ -100,6 +101,10 @@ type Supervisor struct {
 	// stdinTimeout bounds a write to a game that does not read its stdin;
 	// immutable after New.
 	stdinTimeout time.Duration
+
+	// sendMu orders the lines written to stdin; it is taken before mu,
+	// never while holding mu.
+	sendMu sync.Mutex
 
 	mu         sync.Mutex
 	state      wire.State      // guarded by mu
