@@ -7,20 +7,25 @@
 //
 //	             Start                      ready_pattern matched
 //	stopped ─────────────► starting ───────────────────────────► running
-//	crashed ─┘               │   (no ready_pattern: at once)        │
+//	crashed ─┘               │   (no ready_pattern: at once;        │
+//	                         │    ready timeout: at once, noticed)  │
 //	   ▲  │                  │ Stop/Restart/stop line               │ Stop/Restart/stop line
 //	   │  │                  ▼                                      ▼
 //	   │  │               stopping ──── exit ───► stopped ◄── (restart: ──► starting)
 //	   │  │                  │ stop timeout: kill the process tree
 //	   │  └─ backoff elapsed, policy allows ──► starting
-//	   └──── exit the agent did not ask for (from starting or running)
+//	   └──── exit the agent did not ask for (from starting or running), or
+//	         ready timeout with action "fail" (the process tree is killed)
 //
 // The child writes stdout and stderr to files in the instance's state
 // directory and reads stdin from a FIFO there, so it never depends on the
 // agent process: when the agent stops (or is killed), the game keeps
 // running, and the next agent re-adopts it (adopt.go).
 //
-// Hooks, one per file: start.go, stop.go, exited.go, adopt.go, send.go.
+// Hooks, one per file: start.go, ready.go (the readiness budget), stop.go,
+// exited.go, adopt.go, send.go. The crash policy is a pure function of state
+// and time (policy.go); every timer runs on the injected Clock (clock.go).
+// A game's environment is built in env.go.
 package supervise
 
 import (
