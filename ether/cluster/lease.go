@@ -194,7 +194,7 @@ func (l *lease) open(ctx context.Context) (jetstream.KeyValue, bucketSpec, error
 		if l.m.cfg.LockReplicas != 0 || spec.replicas <= floor || !tooFewServers(err) {
 			return nil, bucketSpec{}, fmt.Errorf("create login lock bucket %s with %d replicas: %w", l.m.subj.leaseBucket(), spec.replicas, err)
 		}
-		l.m.log.Info("too few JetStream servers for the login lock's replicas; trying fewer", "replicas", spec.replicas, "err", err)
+		l.m.log.Debug("too few JetStream servers for the login lock's replicas; trying fewer", "replicas", spec.replicas, "err", err)
 		spec.replicas--
 	}
 }

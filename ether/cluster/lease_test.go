@@ -103,3 +103,21 @@ func streamInfo(t *testing.T, ns *natstest.Server, name string) *jetstream.Strea
 	}
 	return s.CachedInfo()
 }
+
+// TestLease_ReplicasFollowTheClusterSize: by default the bucket has as many
+// replicas as the NATS cluster has servers, up to 3 (a lone server: 1,
+// covered above); two servers refuse three, and the lease steps down.
+func TestLease_ReplicasFollowTheClusterSize(t *testing.T) {
+	servers := natstest.StartCluster(t, 2)
+	cfg := fastConfig(servers[0].URL(), 10)
+	cfg.URLs = append(cfg.URLs, servers[1].URL())
+	cfg.RequestTimeout = 5 * time.Second // clustered stream creation on a loaded machine
+	a, _, _ := start(t, cfg)
+	poll.True(t, 30*time.Second, "lock ready", func() bool { return a.LockState().Available })
+	if st := a.LockState(); st.Replicas != 2 {
+		t.Fatalf("lock state %+v, want 2 replicas in a cluster of two", st)
+	}
+	if ok, err := a.Acquire(context.Background(), 1); !ok || err != nil {
+		t.Fatalf("Acquire = %v, %v", ok, err)
+	}
+}
