@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
@@ -43,14 +44,40 @@ func (a *Agent) connect() (*nats.Conn, error) {
 			a.log.Warn("nats async error", "subject", subjectOf(s), "err", err)
 		}),
 	}
-	if a.cfg.Agent.NATSCreds != "" {
-		opts = append(opts, nats.UserCredentials(a.cfg.Agent.NATSCreds))
+	auth, err := authOptions(&a.cfg.Agent)
+	if err != nil {
+		return nil, err
 	}
+	opts = append(opts, auth...)
 	nc, err := nats.Connect(strings.Join(a.cfg.NATSURLs(), ","), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("nats connect: %w", err)
 	}
 	return nc, nil
+}
+
+// authOptions turns the one way the config authenticates (config.NATSAuth;
+// credentials in the URL need no option) and the CA file into options.
+func authOptions(ac *config.Agent) ([]nats.Option, error) {
+	var opts []nats.Option
+	switch ac.NATSAuth() {
+	case config.NATSAuthUserPassword:
+		opts = append(opts, nats.UserInfo(ac.NATSUser, ac.NATSPassword))
+	case config.NATSAuthToken:
+		opts = append(opts, nats.Token(ac.NATSToken))
+	case config.NATSAuthNKey:
+		opt, err := nats.NkeyOptionFromSeed(ac.NATSNKeySeedFile)
+		if err != nil {
+			return nil, fmt.Errorf("nats nkey seed file %s: %w", ac.NATSNKeySeedFile, err)
+		}
+		opts = append(opts, opt)
+	case config.NATSAuthCreds:
+		opts = append(opts, nats.UserCredentials(ac.NATSCreds))
+	}
+	if ac.NATSCAFile != "" {
+		opts = append(opts, nats.RootCAs(ac.NATSCAFile))
+	}
+	return opts, nil
 }
 
 // reconnectDelay backs off from 1 s to 30 s (plus the client's jitter).

@@ -26,6 +26,16 @@ type Agent struct {
 	StateDir         string `toml:"state_dir"`
 	LogLevel         string `toml:"log_level"` // debug | info | warn | error
 
+	// Other ways to authenticate to NATS than nats_creds or credentials in
+	// nats_url (at most one way is set): user and password, a token, an
+	// nkey seed file. NATSCAFile adds a CA for the servers' TLS
+	// certificates.
+	NATSUser         string `toml:"nats_user"`
+	NATSPassword     string `toml:"nats_password"` // secret: never shown
+	NATSToken        string `toml:"nats_token"`    // secret: never shown
+	NATSNKeySeedFile string `toml:"nats_nkey_seed_file"`
+	NATSCAFile       string `toml:"nats_ca_file"`
+
 	// Console limits (Wings' defaults): at most ConsoleLineLimit lines per
 	// ConsoleWindow reach NATS; the rest are dropped with one notice.
 	ConsoleLineLimit int      `toml:"console_line_limit"`

@@ -89,6 +89,11 @@ func (c *Config) eachString(fn func(field string, s *string)) {
 	fn("agent.license_id", &a.LicenseID)
 	fn("agent.nats_url", &a.NATSURL)
 	fn("agent.nats_creds", &a.NATSCreds)
+	fn("agent.nats_user", &a.NATSUser)
+	fn("agent.nats_password", &a.NATSPassword)
+	fn("agent.nats_token", &a.NATSToken)
+	fn("agent.nats_nkey_seed_file", &a.NATSNKeySeedFile)
+	fn("agent.nats_ca_file", &a.NATSCAFile)
 	fn("agent.state_dir", &a.StateDir)
 	fn("agent.log_level", &a.LogLevel)
 	for i := range c.Probes {

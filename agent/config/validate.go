@@ -59,13 +59,7 @@ func (a *Agent) validate(p *problems) {
 		p.add("agent.license_id", "%q is not a valid license id (want [A-Za-z0-9_-]{1,64})", a.LicenseID)
 	}
 	validateNATSURL(p, a.NATSURL)
-	if a.NATSCreds != "" {
-		if fi, err := os.Stat(a.NATSCreds); err != nil {
-			p.add("agent.nats_creds", "%q %w", a.NATSCreds, statErr(err))
-		} else if fi.IsDir() {
-			p.add("agent.nats_creds", "%q is a directory (want a .creds file)", a.NATSCreds)
-		}
-	}
+	a.validateNATSAuth(p)
 	if a.HeartbeatSeconds < 1 {
 		p.add("agent.heartbeat_seconds", "%d is too small (want at least 1)", a.HeartbeatSeconds)
 	}
