@@ -156,3 +156,34 @@ restart = "on-crash"
 	})
 	h.waitLine("mute", "restarting after crash")
 }
+
+// TestAgent_GameSeesOnlyItsEnvironment: a secret in the agent's
+// environment (here also used for another instance's RCON password) does
+// not reach a game; the game's own env does.
+func TestAgent_GameSeesOnlyItsEnvironment(t *testing.T) {
+	t.Setenv("CORROSION_TEST_SECRET", "s3cret-value")
+	h := newHarness(t, 60, `
+[[instance]]
+id = "nosy"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+args = ["-print-env", "CORROSION_TEST_SECRET,GIVEN,PATH"]
+env = { GIVEN = "yes" }
+
+[[instance]]
+id = "other"
+game = "worldsrv"
+root = "{{root}}"
+[instance.rcon]
+port = 25510
+password = "${CORROSION_TEST_SECRET}"
+`)
+	h.mustOK(h.cmd("nosy", `{"func":"start","wait":true}`))
+	h.waitLine("nosy", "env GIVEN=yes")
+	h.waitLine("nosy", "env PATH=")
+	h.waitLine("nosy", "env CORROSION_TEST_SECRET unset")
+	if h.hasLine("nosy", "s3cret-value") {
+		t.Fatal("the agent's secret reached the game")
+	}
+}
