@@ -103,11 +103,18 @@ func (l *lease) run(ctx context.Context) {
 	}
 }
 
+// bucket is the ready bucket, made now if need be. Concurrent callers
+// wait for one attempt rather than each making their own.
 func (l *lease) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	if kv := l.ready(); kv != nil {
 		return kv, nil
 	}
-	if err := l.ensure(ctx); err != nil {
+	l.create.Lock()
+	defer l.create.Unlock()
+	if kv := l.ready(); kv != nil { // made while we waited
+		return kv, nil
+	}
+	if err := l.ensureLocked(ctx); err != nil {
 		return nil, err
 	}
 	return l.ready(), nil
@@ -124,6 +131,11 @@ func (l *lease) ready() jetstream.KeyValue {
 func (l *lease) ensure(ctx context.Context) error {
 	l.create.Lock()
 	defer l.create.Unlock()
+	return l.ensureLocked(ctx)
+}
+
+// ensureLocked is ensure with l.create held.
+func (l *lease) ensureLocked(ctx context.Context) error {
 	if !l.m.nc.IsConnected() {
 		return ErrNotConnected
 	}
