@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -121,23 +122,26 @@ func (a *Agent) goingOffline(nc *nats.Conn) {
 }
 
 // publisher publishes state and console events; it is the supervisors'
-// Sink. Publishing never blocks: while NATS is down the client buffers up
-// to its reconnect buffer, then drops (and we log once per burst).
+// Sink. It takes no lock of its own: supervisors call it with their locks
+// held (the lock order is written once, at supervise's console type), so
+// the only lock under theirs is the NATS client's, while Publish copies a
+// message into the client's buffer. Each call encodes into a buffer of its
+// own (pooled), so instances encode in parallel. While NATS is down the
+// client buffers up to its reconnect buffer, then drops (and we log once
+// per burst).
 type publisher struct {
 	license string       // immutable
 	log     *slog.Logger // immutable
 
-	mu      sync.Mutex
-	nc      *nats.Conn // guarded by mu
-	dropped int        // guarded by mu; publish errors since the last log
-	buf     []byte     // guarded by mu; console encoding buffer
+	nc      atomic.Pointer[nats.Conn] // set by setConn; nil before the first connect
+	failing atomic.Int64              // publish errors since the last success; logged at the first
+	bufs    sync.Pool                 // console encoding buffers (*[]byte); safe for concurrent use
 }
 
-func (p *publisher) setConn(nc *nats.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.nc = nc
-}
+// maxPooledBuf: a burst's larger buffer is left to the collector.
+const maxPooledBuf = 1 << 20
+
+func (p *publisher) setConn(nc *nats.Conn) { p.nc.Store(nc) }
 
 func (p *publisher) publish(subject string, v any) {
 	b, err := json.Marshal(v)
@@ -145,24 +149,24 @@ func (p *publisher) publish(subject string, v any) {
 		p.log.Error("encode event", "subject", subject, "err", err)
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sendLocked(subject, b)
+	p.send(subject, b)
 }
 
-// sendLocked publishes b; NATS copies it, so b may be reused afterwards.
-func (p *publisher) sendLocked(subject string, b []byte) {
-	if p.nc == nil {
+// send publishes b; NATS copies it, so b may be reused afterwards.
+func (p *publisher) send(subject string, b []byte) {
+	nc := p.nc.Load()
+	if nc == nil {
 		return // before the first connect: the state is re-announced on connect
 	}
-	if err := p.nc.Publish(subject, b); err != nil {
-		if p.dropped == 0 {
+	if err := nc.Publish(subject, b); err != nil {
+		if p.failing.Add(1) == 1 {
 			p.log.Warn("publish failed; dropping events until NATS is back", "subject", subject, "err", err)
 		}
-		p.dropped++
 		return
 	}
-	p.dropped = 0
+	if p.failing.Load() != 0 {
+		p.failing.Store(0)
+	}
 }
 
 // State implements supervise.Sink.
@@ -172,14 +176,16 @@ func (p *publisher) State(id string, ev wire.StateEvent) {
 }
 
 // Console implements supervise.Sink. Console messages are the hot path:
-// they are encoded by hand into a reused buffer.
+// they are encoded by hand into a pooled buffer.
 func (p *publisher) Console(id string, lines []wire.ConsoleLine) {
 	m := wire.ConsoleMessage{Timestamp: time.Now().UTC(), InstanceID: id, Lines: lines}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf = m.AppendJSON(p.buf[:0])
-	p.sendLocked(wire.ConsoleSubject(p.license, id), p.buf)
-	if cap(p.buf) > 1<<20 {
-		p.buf = nil // do not keep a burst's buffer forever
+	bp, _ := p.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	*bp = m.AppendJSON((*bp)[:0])
+	p.send(wire.ConsoleSubject(p.license, id), *bp)
+	if cap(*bp) <= maxPooledBuf {
+		p.bufs.Put(bp)
 	}
 }

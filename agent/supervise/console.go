@@ -36,12 +36,25 @@ func (l ConsoleLimits) withDefaults() ConsoleLimits {
 // policy: within a window, lines past LineLimit are dropped (not queued),
 // with one agent notice per throttling episode; the child is never slowed,
 // because it writes to files, not to us.
+//
+// Lock order, for the whole package and its Sink (written here only):
+//
+//	Supervisor.mu → console.mu → whatever the Sink takes
+//
+// A supervisor holds its mu while it reports a state and while it writes a
+// notice, so a notice and the state change it explains reach the Sink in
+// that order. The console holds its mu while it appends to the ring and
+// calls Sink.Console, so the backlog (logs) and the live console agree on
+// the order of stdout, stderr, notices and injected lines. Hence: never
+// take Supervisor.mu while holding console.mu, and a Sink takes no
+// supervise lock (it must not call back). The agent's publisher takes no
+// lock of its own; innermost is the NATS client's, inside Publish.
 type console struct {
 	id   string        // immutable
 	sink Sink          // immutable
 	lim  ConsoleLimits // immutable
 
-	mu          sync.Mutex
+	mu          sync.Mutex         // after Supervisor.mu, before the Sink's locks (see above)
 	ring        []wire.ConsoleLine // guarded by mu; circular, len ≤ lim.RingLines
 	next        int                // guarded by mu; ring write position once full
 	windowStart time.Time          // guarded by mu
