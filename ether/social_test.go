@@ -232,10 +232,11 @@ func TestLists_LimitsAndSilentNoOps(t *testing.T) {
 	}
 
 	// Room again: an online visible friend is reported with its node, an
-	// offline one is not reported.
+	// offline one with node 0.
 	w10.send(proto.FriendDel{Owner37: a, Friend37: 1000}, proto.FriendAdd{Owner37: a, Friend37: online})
 	w10.expect(ufl(a, online, 11))
 	w10.send(proto.FriendDel{Owner37: a, Friend37: 1001}, proto.FriendAdd{Owner37: a, Friend37: offline})
+	w10.expect(ufl(a, offline, 0))
 	w10.send(proto.IgnoreDel{Owner37: a, Ignore37: 2000}, proto.IgnoreAdd{Owner37: a, Ignore37: 6000})
 	w10.sync(a)
 	poll.Until(t, wait, func() error {

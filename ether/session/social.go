@@ -9,8 +9,10 @@ import (
 )
 
 // friendAdd adds friend to owner's list. A full list, a duplicate or
-// oneself is a silent no-op. When the new friend is online and visible
-// the world hears where; in Friends mode the friend may now see owner.
+// oneself is a silent no-op. An add answers the world with where owner
+// sees the new friend (UpdateFriendList; node 0 when offline or hidden),
+// so the client shows the row at once; in Friends mode the friend may now
+// see owner.
 func (m *Manager) friendAdd(owner, id uint64) {
 	s := m.readySession(owner)
 	if s == nil || id == owner {
@@ -35,9 +37,7 @@ func (m *Manager) friendAdd(owner, id uint64) {
 		if f.gen == gen {
 			f.node = node
 		}
-		if f.node != 0 {
-			m.send(proto.UpdateFriendList{Target37: owner, Friend37: id, Node: f.node})
-		}
+		m.send(proto.UpdateFriendList{Target37: owner, Friend37: id, Node: f.node})
 	}
 	p := s.presenceLocked(m.cfg.NodeID)
 	s.mu.Unlock()
