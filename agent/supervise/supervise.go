@@ -25,7 +25,11 @@
 // Hooks, one per file: start.go, ready.go (the readiness budget), stop.go,
 // exited.go, adopt.go, send.go. The crash policy is a pure function of state
 // and time (policy.go); every timer runs on the injected Clock (clock.go).
-// A game's environment is built in env.go.
+// A game's environment is built in env.go. Console capture: tail.go
+// follows each log file with a logReader (logreader.go: offsets,
+// truncation, skipping unread output while throttled) and a lineSplitter
+// (linesplit.go: carry, the 64 KiB cap); console.go throttles, keeps the
+// backlog and forwards, and writes down the package's lock order.
 package supervise
 
 import (
