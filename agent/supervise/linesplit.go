@@ -13,7 +13,7 @@ import (
 // nothing of files. Not safe for concurrent use: one goroutine feeds it.
 type lineSplitter struct {
 	carry   []byte   // owned by the feeding goroutine: an unterminated line
-	lines   [][]byte // owned by the feeding goroutine: line views, reused per split
+	lines   [][]byte // owned by the feeding goroutine: line views, reused by each feed
 	discard bool     // owned by the feeding goroutine: drop bytes up to the next newline
 }
 
