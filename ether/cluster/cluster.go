@@ -143,7 +143,7 @@ type Member struct {
 	subs map[uint64]*nats.Subscription // guarded by mu; one per joined player
 
 	live  liveness // guarded by its own mu; peers
-	lease lease
+	lease lease    // guarded by its own locks; the login lock (lease.go)
 
 	closed atomic.Bool // Close was called: no goodbye, no drain
 }

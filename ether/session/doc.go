@@ -55,4 +55,8 @@
 // lock is held across a database or NATS round trip (Load, Lookup, SendPM,
 // Acquire): the session's mu is released first and the session re-checked
 // after.
+//
+// Session is a record, not an actor: the Manager's methods take its mu
+// themselves, since they send frames under it. Methods of Session end in
+// Locked and expect that mu held.
 package session
