@@ -50,8 +50,10 @@ func TestShippedExample_Production(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "etc/agent.creds"), []byte("creds"), 0o600); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"etc/agent.creds", "etc/nats-ca.pem"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d := filepath.ToSlash(dir)
 	s := strings.NewReplacer("/srv/corrosion/", d+"/srv/", "/usr/local/bin/", d+"/bin/",
