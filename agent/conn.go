@@ -30,8 +30,10 @@ func (a *Agent) connect() (*nats.Conn, error) {
 		nats.Name(fmt.Sprintf("corrosion-agent %s@%s", a.cfg.Agent.LicenseID, host)),
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
-		nats.ReconnectWait(time.Second),
-		nats.ReconnectJitter(500*time.Millisecond, time.Second),
+		// nats.go gives up for good after the same authorization error
+		// twice; a password rotated on the server must not end the agent's
+		// connection while the process lives on.
+		nats.IgnoreAuthErrorAbort(),
 		nats.CustomReconnectDelay(reconnectDelay),
 		nats.ReconnectBufSize(16 << 20),
 		nats.PingInterval(20 * time.Second),
@@ -81,10 +83,12 @@ func authOptions(ac *config.Agent) ([]nats.Option, error) {
 	return opts, nil
 }
 
-// reconnectDelay backs off from 1 s to 30 s (plus the client's jitter).
+// reconnectDelay backs off from 1 s, doubling, to 30 s, each ±20% (nats.go
+// adds no jitter to a custom delay); attempts counts passes over the server
+// list from 1.
 func reconnectDelay(attempts int) time.Duration {
-	d := time.Second << min(attempts, 5)
-	return min(d, 30*time.Second)
+	d := time.Second << min(max(attempts-1, 0), 5)
+	return jitter(min(d, 30*time.Second))
 }
 
 func subjectOf(s *nats.Subscription) string {

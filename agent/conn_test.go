@@ -46,10 +46,18 @@ func startAuthServer(t testing.TB, user, pass string) *authServer {
 
 func (s *authServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
 
+// The observer account (the test's own client) is always accepted and
+// never counted.
+const observer, observerPW = "observer", "observer-pw"
+
 // Check implements server.Authentication.
 func (s *authServer) Check(c server.ClientAuthentication) bool {
+	o := c.GetOpts()
+	if o.Username == observer && o.Password == observerPW {
+		return true
+	}
 	s.mu.Lock()
-	ok := c.GetOpts().Username == s.user && c.GetOpts().Password == s.pass
+	ok := o.Username == s.user && o.Password == s.pass
 	s.mu.Unlock()
 	if !ok {
 		s.rejected.Add(1)
@@ -170,4 +178,30 @@ func TestAgent_NATSUserPasswordOptions(t *testing.T) {
 	ns := startAuthServer(t, "agent", pw)
 	runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = \"${NATS_PW}\"", ns.url()), "NATS_PW="+pw)
 	waitPing(t, ns.connect(t, "agent", pw), 15*time.Second)
+}
+
+// TestAgent_NATSPasswordRotatedAwayAndBack: the server's password is
+// rotated away (the agent's reconnects are refused more often than
+// nats.go's default two) and back: the agent reconnects by itself.
+func TestAgent_NATSPasswordRotatedAwayAndBack(t *testing.T) {
+	const pw = "rotate/me@now"
+	ns := startAuthServer(t, "agent", pw)
+	runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = %q", ns.url(), pw))
+	obs := ns.connect(t, observer, observerPW)
+	waitPing(t, obs, 15*time.Second)
+
+	ns.restart("agent", "someone-elses")
+	poll.True(t, 30*time.Second, "at least 3 refused reconnects", func() bool { return ns.rejected.Load() >= 3 })
+	ns.restart("agent", pw)
+	waitPing(t, obs, 40*time.Second)
+}
+
+// TestAgent_NATSAuthRefusedAtBoot: an agent that starts with a password
+// the server refuses keeps retrying until the server takes it.
+func TestAgent_NATSAuthRefusedAtBoot(t *testing.T) {
+	ns := startAuthServer(t, "agent", "not-yet")
+	runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = \"pw\"", ns.url()))
+	poll.True(t, 30*time.Second, "at least 3 refused connects", func() bool { return ns.rejected.Load() >= 3 })
+	ns.restart("agent", "pw")
+	waitPing(t, ns.connect(t, observer, observerPW), 40*time.Second)
 }
