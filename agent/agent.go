@@ -115,7 +115,7 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 // close supervisors (save adoption state) → drain NATS.
 func (a *Agent) Run(ctx context.Context) error {
 	a.adoptAll()
-	nc, err := a.connect()
+	nc, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/redact"
 )
 
 // goingOfflineBudget bounds the going_offline beacon at shutdown.
@@ -22,10 +23,13 @@ const goingOfflineBudget = 500 * time.Millisecond
 
 // connect dials NATS. It returns at once even when no server is up: the
 // client keeps retrying forever with backoff while the agent goes on
-// supervising, and on every (re)connect the agent publishes a heartbeat
-// and each instance's state.
-func (a *Agent) connect() (*nats.Conn, error) {
+// supervising, also after authorization errors (a rotated password), and
+// on every (re)connect the agent publishes a heartbeat and each instance's
+// state. connLog logs each kind of failure once per episode. ctx is the
+// agent's: once it is done, the connection closing is expected.
+func (a *Agent) connect(ctx context.Context) (*nats.Conn, error) {
 	host, _ := os.Hostname()
+	cl := newConnLog(a.log, a.cfg.NATSURLs())
 	opts := []nats.Option{
 		nats.Name(fmt.Sprintf("corrosion-agent %s@%s", a.cfg.Agent.LicenseID, host)),
 		nats.MaxReconnects(-1),
@@ -34,16 +38,27 @@ func (a *Agent) connect() (*nats.Conn, error) {
 		// twice; a password rotated on the server must not end the agent's
 		// connection while the process lives on.
 		nats.IgnoreAuthErrorAbort(),
-		nats.CustomReconnectDelay(reconnectDelay),
+		nats.SetCustomDialer(cl),
+		nats.CustomReconnectDelay(func(attempts int) time.Duration {
+			cl.afterPass()
+			return reconnectDelay(attempts)
+		}),
 		nats.ReconnectBufSize(16 << 20),
 		nats.PingInterval(20 * time.Second),
-		nats.ConnectHandler(func(*nats.Conn) { a.log.Info("nats connected"); a.onConnect() }),
-		nats.ReconnectHandler(func(nc *nats.Conn) {
-			a.log.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
-			a.onConnect()
+		nats.ConnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
+		nats.ReconnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { cl.disconnected(err) }),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { cl.failed("", err) }),
+		nats.ClosedHandler(func(*nats.Conn) {
+			if ctx.Err() == nil {
+				a.log.Error("nats connection closed by the client library; restart the agent to reconnect")
+			}
 		}),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { a.log.Warn("nats disconnected", "err", err) }),
 		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
+			if s == nil && classifyConnErr(err) == failAuth {
+				cl.failed("", err) // a reconnect refused by the server
+				return
+			}
 			a.log.Warn("nats async error", "subject", subjectOf(s), "err", err)
 		}),
 	}
@@ -54,8 +69,9 @@ func (a *Agent) connect() (*nats.Conn, error) {
 	opts = append(opts, auth...)
 	nc, err := nats.Connect(strings.Join(a.cfg.NATSURLs(), ","), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("nats connect: %w", err)
+		return nil, fmt.Errorf("nats connect %s: %w", redact.List(a.cfg.Agent.NATSURL), err)
 	}
+	cl.nc.Store(nc)
 	return nc, nil
 }
 

@@ -182,11 +182,13 @@ func TestAgent_NATSUserPasswordOptions(t *testing.T) {
 
 // TestAgent_NATSPasswordRotatedAwayAndBack: the server's password is
 // rotated away (the agent's reconnects are refused more often than
-// nats.go's default two) and back: the agent reconnects by itself.
+// nats.go's default two) and back: the agent reconnects by itself. Its log
+// says "authorization violation" once for the episode, naming the server,
+// then "nats connected"; the password never shows.
 func TestAgent_NATSPasswordRotatedAwayAndBack(t *testing.T) {
 	const pw = "rotate/me@now"
 	ns := startAuthServer(t, "agent", pw)
-	runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = %q", ns.url(), pw))
+	p := runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = %q", ns.url(), pw))
 	obs := ns.connect(t, observer, observerPW)
 	waitPing(t, obs, 15*time.Second)
 
@@ -194,14 +196,56 @@ func TestAgent_NATSPasswordRotatedAwayAndBack(t *testing.T) {
 	poll.True(t, 30*time.Second, "at least 3 refused reconnects", func() bool { return ns.rejected.Load() >= 3 })
 	ns.restart("agent", pw)
 	waitPing(t, obs, 40*time.Second)
+
+	if n := p.count("cannot connect", `reason="authorization violation"`, "server="+ns.url()); n != 1 {
+		t.Errorf("%d authorization failure lines for %d refused reconnects, want 1 per episode", n, ns.rejected.Load())
+	}
+	if out := p.out.String(); strings.LastIndex(out, "nats connected") < strings.LastIndex(out, "authorization violation") {
+		t.Errorf("no \"nats connected\" after the failure")
+	}
+	if strings.Contains(p.out.String(), pw) {
+		t.Errorf("the agent's log shows the password")
+	}
 }
 
 // TestAgent_NATSAuthRefusedAtBoot: an agent that starts with a password
 // the server refuses keeps retrying until the server takes it.
 func TestAgent_NATSAuthRefusedAtBoot(t *testing.T) {
 	ns := startAuthServer(t, "agent", "not-yet")
-	runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = \"pw\"", ns.url()))
+	p := runAgent(t, fmt.Sprintf("nats_url = %q\nnats_user = \"agent\"\nnats_password = \"pw\"", ns.url()))
 	poll.True(t, 30*time.Second, "at least 3 refused connects", func() bool { return ns.rejected.Load() >= 3 })
 	ns.restart("agent", "pw")
 	waitPing(t, ns.connect(t, observer, observerPW), 40*time.Second)
+	if n := p.count("cannot connect", `reason="authorization violation"`); n != 1 {
+		t.Errorf("%d authorization failure lines, want 1", n)
+	}
 }
+
+// TestAgent_NATSUnreachableLogged: each outage is one "unreachable" line
+// naming the server, and "nats connected" when it is back.
+func TestAgent_NATSUnreachableLogged(t *testing.T) {
+	ns := natstest.Start(t)
+	ns.Shutdown()
+	p := runAgent(t, fmt.Sprintf("nats_url = %q", ns.URL()))
+	line := []string{"cannot connect", "reason=unreachable", "server=" + ns.URL()}
+	poll.True(t, 15*time.Second, "an unreachable line", func() bool { return p.count(line...) == 1 })
+	ns.Restart()
+	waitPing(t, ns.Connect(t), 40*time.Second)
+	if n := p.count(line...); n != 1 {
+		t.Errorf("%d unreachable lines during the first outage, want 1", n)
+	}
+	ns.Shutdown() // a second outage is a second episode
+	poll.True(t, 15*time.Second, "a second unreachable line", func() bool { return p.count(line...) == 2 })
+}
+
+// TestAgent_NATSTLSFailureLogged: a tls:// URL to a server without TLS is
+// a TLS failure, said so.
+func TestAgent_NATSTLSFailureLogged(t *testing.T) {
+	ns := natstest.Start(t)
+	tlsURL := "tls://127.0.0.1:" + strconv.Itoa(ns.Port())
+	p := runAgent(t, fmt.Sprintf("nats_url = %q", tlsURL))
+	poll.True(t, 15*time.Second, "a TLS failure line", func() bool {
+		return p.count("cannot connect", "reason=tls", "server="+tlsURL) == 1
+	})
+}
+
