@@ -248,4 +248,3 @@ func TestAgent_NATSTLSFailureLogged(t *testing.T) {
 		return p.count("cannot connect", "reason=tls", "server="+tlsURL) == 1
 	})
 }
-
