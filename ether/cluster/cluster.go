@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/internal/redact"
 )
 
 // Config configures a Member.
@@ -288,7 +290,7 @@ func (m *Member) onDisconnect(_ *nats.Conn, err error) {
 }
 
 func (m *Member) onReconnect(nc *nats.Conn) {
-	m.log.Info("nats connected", "url", nc.ConnectedUrlRedacted())
+	m.log.Info("nats connected", "url", redact.URL(nc.ConnectedUrl())) // nats.go's redaction keeps a token
 	m.live.reconnected()
 }
 
