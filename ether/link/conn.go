@@ -12,15 +12,15 @@ import (
 // by any goroutine and written by one writer, which swaps buffers so that
 // a burst of frames goes out in few writes.
 type conn struct {
-	nc         net.Conn
-	maxPending int // immutable
+	nc         net.Conn // immutable after newConn; safe for concurrent use (readLoop reads, writeLoop writes, close closes)
+	maxPending int      // immutable after newConn
 
-	mu      sync.Mutex
+	mu      sync.Mutex    // guards pending and closed
 	pending []byte        // guarded by mu; encoded frames not yet written
-	closed  bool          // guarded by mu
-	wake    chan struct{} // capacity 1
-	done    chan struct{} // closed by close
-	once    sync.Once
+	closed  bool          // guarded by mu; set once by close, then enqueue refuses
+	wake    chan struct{} // immutable after newConn (a channel: no lock); capacity 1, a send means pending may hold frames
+	done    chan struct{} // immutable after newConn (a channel: no lock); closed by close
+	once    sync.Once     // no lock; makes close idempotent
 }
 
 func newConn(nc net.Conn, maxPending int) *conn {

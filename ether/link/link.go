@@ -30,7 +30,7 @@ type Handler interface {
 	WorldDown()
 }
 
-// Config configures a Server.
+// Config configures a Server. New keeps a copy, immutable from then on.
 type Config struct {
 	Addr       string // listen address, e.g. 127.0.0.1:5010
 	MaxPending int    // outbound bytes buffered for a slow world; default 16 MiB (newest dropped beyond)
@@ -39,16 +39,18 @@ type Config struct {
 // Server is the world link. Teardown (Run's context ending): close the
 // listener and the connection, then wait for the read and write loops.
 type Server struct {
-	cfg Config // immutable after New
-	h   Handler
-	log *slog.Logger
-	ln  net.Listener
+	cfg Config       // immutable after New
+	h   Handler      // immutable after New
+	log *slog.Logger // immutable after New
+	ln  net.Listener // immutable after New; closed by Run's teardown or Close
 
-	mu   sync.Mutex
-	conn *conn // guarded by mu; the current world connection, nil when none
+	mu   sync.Mutex // guards conn
+	conn *conn      // guarded by mu; the current world connection, nil when none
 
+	// Totals since New, for Stats: atomic, no lock.
 	framesIn, framesOut, dropped, malformed atomic.Uint64
-	wg                                      sync.WaitGroup
+
+	wg sync.WaitGroup // no lock (a WaitGroup); counts every connection's read and write loops
 }
 
 // New listens on cfg.Addr.
@@ -197,9 +199,12 @@ func (s *Server) Up() bool {
 	return s.conn != nil
 }
 
-// Stats are the link's totals.
+// Stats are the link's totals: a snapshot, the caller's own copy.
 type Stats struct {
-	FramesIn, FramesOut, Dropped, Malformed uint64
+	FramesIn  uint64 // frames read from the world, bad ones included
+	FramesOut uint64 // frames queued for the world
+	Dropped   uint64 // frames not queued: no world connected, or it was not reading
+	Malformed uint64 // frames read but not decoded (dropped, the connection kept)
 }
 
 // Stats returns the link's totals since New.
