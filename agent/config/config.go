@@ -25,6 +25,9 @@ type Agent struct {
 	HeartbeatSeconds int    `toml:"heartbeat_seconds"`
 	StateDir         string `toml:"state_dir"`
 	LogLevel         string `toml:"log_level"` // debug | info | warn | error
+	// MetricsListen is the host:port of the Prometheus /metrics endpoint;
+	// empty (the default): no endpoint.
+	MetricsListen string `toml:"metrics_listen"`
 
 	// Other ways to authenticate to NATS than nats_creds or credentials in
 	// nats_url (at most one way is set): user and password, a token, an

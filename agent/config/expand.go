@@ -96,6 +96,7 @@ func (c *Config) eachString(fn func(field string, s *string)) {
 	fn("agent.nats_ca_file", &a.NATSCAFile)
 	fn("agent.state_dir", &a.StateDir)
 	fn("agent.log_level", &a.LogLevel)
+	fn("agent.metrics_listen", &a.MetricsListen)
 	for i := range c.Probes {
 		p := &c.Probes[i]
 		pre := "probe[" + strconv.Itoa(i) + "]."

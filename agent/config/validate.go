@@ -69,6 +69,7 @@ func (a *Agent) validate(p *problems) {
 	if _, err := ParseLogLevel(a.LogLevel); err != nil {
 		p.add("agent.log_level", "%w", err)
 	}
+	validateMetricsListen(p, a.MetricsListen)
 	positive(p, "agent.console_line_limit", a.ConsoleLineLimit)
 	positiveDur(p, "agent.console_window", a.ConsoleWindow)
 	positive(p, "agent.console_ring_lines", a.ConsoleRingLines)
