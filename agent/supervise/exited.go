@@ -90,6 +90,7 @@ func (s *Supervisor) crashedLocked(ev wire.StateEvent, ranFor time.Duration, cod
 	var next string
 	switch {
 	case d.gaveUp:
+		s.crashLoops++
 		next = fmt.Sprintf("crash loop: %d crashes within %v; not restarting until started manually",
 			len(s.crashes.crashes), s.crashes.pol.CrashLoopWindow)
 	case d.restart:
@@ -120,6 +121,7 @@ func (s *Supervisor) scheduleRetryLocked(delay time.Duration) {
 			return
 		}
 		s.retry = nil
+		s.restarts++
 		s.con.notice("restarting after crash (%d so far)", s.crashes.total)
 		_ = s.spawnLocked()
 	})

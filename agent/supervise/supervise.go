@@ -129,6 +129,8 @@ type Supervisor struct {
 	saved      []byte          // guarded by mu; state.json as last written
 	changed    chan struct{}   // guarded by mu; closed and replaced on each state change
 	lastEvent  wire.StateEvent // guarded by mu; as last reported, re-sent by Announce
+	restarts   int64           // guarded by mu; crash restarts since New
+	crashLoops int64           // guarded by mu; times the crash-loop limit stopped the retries
 }
 
 // New creates a supervisor in state stopped. Call Adopt before the first
@@ -188,6 +190,8 @@ type Status struct {
 	Adopted       bool
 	DroppedLines  int64 // lines the console throttle dropped
 	SkippedBytes  int64 // output passed over unread while throttled
+	Restarts      int64 // crash restarts (the restart policy's) since the supervisor was created
+	CrashLoops    int64 // times the crash-loop limit stopped the retries, since then
 }
 
 // Status returns the current status.
@@ -195,7 +199,8 @@ func (s *Supervisor) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{State: s.state, CrashCount: s.crashes.total, Busy: s.busy,
-		ManualStop: s.manualStop, DroppedLines: s.con.Dropped(), SkippedBytes: s.con.SkippedBytes()}
+		ManualStop: s.manualStop, DroppedLines: s.con.Dropped(), SkippedBytes: s.con.SkippedBytes(),
+		Restarts: s.restarts, CrashLoops: s.crashLoops}
 	if s.lastExit != nil {
 		code := *s.lastExit
 		st.ExitCode = &code
