@@ -31,8 +31,10 @@
 // A PlayerLogin for a ready session reloads its lists (loading again, but
 // it keeps answering). An orphaned session still answers lookups and PMs,
 // so friends see no flicker while its world reconnects; RefreshAll skips
-// it. A *Session can outlive its end in a closure queued before the end
-// (NodeUp's checks Manager.get(user) == s before acting).
+// it. A *Session can outlive its end in work queued before the end (a
+// RefreshAll right behind a PlayerLogout): such work is queued with
+// Manager.doFor, which runs it only if s is still the player's session,
+// so an ended session never re-sends its friends or announces itself.
 //
 // # Lock order
 //

@@ -188,7 +188,7 @@ func (m *Manager) refreshAll() {
 		if orphaned {
 			continue
 		}
-		m.do(s.user, func() {
+		m.doFor(s, func() {
 			m.refreshFriends(s, func(friend) bool { return true }, true)
 			m.announce(s)
 		})
@@ -214,11 +214,7 @@ func (m *Manager) NodeDown(node uint8) {
 // not know ours: refresh the former, send the latter our presences.
 func (m *Manager) NodeUp(node uint8) {
 	for _, s := range m.all() {
-		s := s
-		m.do(s.user, func() {
-			if m.get(s.user) != s {
-				return
-			}
+		m.doFor(s, func() {
 			m.refreshFriends(s, func(f friend) bool { return f.node == 0 }, false)
 			s.mu.Lock()
 			p := s.presenceLocked(m.cfg.NodeID)
@@ -235,16 +231,12 @@ func (m *Manager) NodeUp(node uint8) {
 // them, after a database outage.
 func (m *Manager) Reload() {
 	for _, s := range m.all() {
-		u := s.user
-		m.do(u, func() { m.reload(u) })
+		m.doFor(s, func() { m.reload(s) })
 	}
 }
 
-func (m *Manager) reload(user uint64) {
-	s := m.get(user)
-	if s == nil {
-		return
-	}
+func (m *Manager) reload(s *Session) {
+	user := s.user
 	ctx, cancel := m.opCtx()
 	lists, err := m.store.Load(ctx, user)
 	cancel()

@@ -73,6 +73,19 @@ func (m *Manager) do(user uint64, fn func()) {
 	}
 }
 
+// doFor queues fn on the serial queue of s's player, to run only if s is
+// still that player's session then. Work that holds a *Session must be
+// queued with it: a PlayerLogout queued earlier ends s before fn runs (and
+// a PlayerLogin may start another), and an ended session must neither
+// send its friends again nor announce itself online.
+func (m *Manager) doFor(s *Session, fn func()) {
+	m.do(s.user, func() {
+		if m.get(s.user) == s { // ending removes s from the map on this queue
+			fn()
+		}
+	})
+}
+
 // WorldDown is called when the world link is lost: sessions stay (so
 // friends see no flicker) for LinkGrace, waiting for the world to come back
 // and resync them; those it does not resync end then.
@@ -104,22 +117,19 @@ func (m *Manager) endOrphans(now time.Time) {
 		expired := !s.orphaned.IsZero() && now.Sub(s.orphaned) > m.cfg.LinkGrace
 		s.mu.Unlock()
 		if expired {
-			u := s.user
-			m.do(u, func() { m.endOrphan(u) })
+			m.doFor(s, func() { m.endOrphan(s) })
 		}
 	}
 }
 
-func (m *Manager) endOrphan(user uint64) {
-	s := m.get(user)
-	if s == nil {
-		return
-	}
+// endOrphan ends s if it is still orphaned past the grace: a resync
+// queued before this may have adopted it.
+func (m *Manager) endOrphan(s *Session) {
 	s.mu.Lock()
 	expired := !s.orphaned.IsZero() && time.Since(s.orphaned) > m.cfg.LinkGrace
 	s.mu.Unlock()
 	if expired {
-		m.log.Info("ending a session its world did not resync", "user", user)
-		m.logout(user)
+		m.log.Info("ending a session its world did not resync", "user", s.user)
+		m.logout(s.user)
 	}
 }
