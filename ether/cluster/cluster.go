@@ -42,8 +42,9 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // ErrConfig: an invalid Config; the message names the field.
 var ErrConfig = errors.New("cluster: invalid config")
 
-// Validate checks cfg after defaults are applied.
-func (c *Config) Validate() error {
+// Validate checks c as it is once defaults are applied; c itself is not
+// changed (New applies the defaults).
+func (c Config) Validate() error {
 	c.setDefaults()
 	switch {
 	case len(c.URLs) == 0:
@@ -153,6 +154,7 @@ type Member struct {
 // New connects to NATS (retrying in the background when no server is up
 // yet). Call Start next, then Run.
 func New(cfg Config, log *slog.Logger) (*Member, error) {
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
