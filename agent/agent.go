@@ -38,6 +38,7 @@ type Agent struct {
 	collector *telemetry.Collector // immutable
 	prober    *telemetry.Prober    // immutable
 	pub       *publisher           // immutable
+	metrics   *agentMetrics        // immutable; served on metrics_listen
 	hbKick    chan struct{}        // asks the heartbeat loop to publish now
 }
 
@@ -47,6 +48,9 @@ type instance struct {
 	sup   *supervise.Supervisor // immutable; nil when unmanaged
 	files *files.Manager        // immutable
 	rcon  *rconHandle           // immutable; nil without [instance.rcon]
+
+	console *countingSink // immutable; the supervisor's Sink, counts console lines
+	metrics *agentMetrics // immutable; the agent's, records requests
 }
 
 // New builds the agent from a validated config. It creates the
@@ -60,6 +64,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 		hbKick:    make(chan struct{}, 1),
 	}
 	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
+	a.metrics = newAgentMetrics(a)
 	for i := range cfg.Instances {
 		inst, err := a.newInstance(&cfg.Instances[i])
 		if err != nil {
@@ -72,14 +77,14 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 }
 
 func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
-	inst := &instance{cfg: ic}
+	inst := &instance{cfg: ic, console: &countingSink{pub: a.pub}, metrics: a.metrics}
 	fm, err := files.New(ic.Root, ic.Files.Deny, files.Limits{}, a.log)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: files: %w", ic.ID, err)
 	}
 	inst.files = fm
 	if ic.RCON != nil {
-		inst.rcon = newRCONHandle(ic, a.pub, a.log)
+		inst.rcon = newRCONHandle(ic, inst.console, a.log)
 	}
 	if !ic.Managed() {
 		return inst, nil
@@ -93,7 +98,7 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 		Console: supervise.ConsoleLimits{LineLimit: ac.ConsoleLineLimit, Window: ac.ConsoleWindow.Duration,
 			RingLines: ac.ConsoleRingLines},
 		Dir:    filepath.Join(ac.StateDir, "instances", ic.ID),
-		Sink:   a.pub,
+		Sink:   inst.console,
 		Logger: a.log,
 	})
 	if err != nil {
@@ -111,9 +116,17 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 // publishes going_offline, detaches from the game processes (they keep
 // running) and drains the connection.
 //
+// Start order: metrics listener (a bad metrics_listen fails before
+// anything else happens) → adopt → connect → serve commands.
 // Teardown order: stop serving commands → going_offline (500 ms budget) →
-// close supervisors (save adoption state) → drain NATS.
+// close supervisors (save adoption state) → drain NATS → stop the metrics
+// listener (last, deferred: scrapes still see the parts while they stop).
 func (a *Agent) Run(ctx context.Context) error {
+	stopMetrics, err := a.startMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	a.adoptAll()
 	nc, err := a.connect(ctx)
 	if err != nil {

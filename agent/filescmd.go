@@ -6,7 +6,8 @@ import (
 
 // filesFuncs serves the jailed file manager, with the instance's
 // [instance.files] options applied. File operations can take a while
-// (archives, trees), so every one runs on its own goroutine.
+// (archives, trees), so every one runs on its own goroutine. Each request
+// is recorded in the request metrics.
 func filesFuncs(inst *instance) funcTable {
 	fm := inst.files
 	if inst.cfg.Files.AllowHardlinks {
@@ -14,7 +15,7 @@ func filesFuncs(inst *instance) funcTable {
 	}
 	t := funcTable{funcs: map[string]spec{}}
 	for _, name := range files.Funcs() {
-		t.funcs[name] = slow(fm.Handle)
+		t.funcs[name] = slow(inst.metrics.timed(kindFiles, inst.cfg.ID, name, fm.Handle))
 	}
 	return t
 }

@@ -26,9 +26,22 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 		case <-timer.C:
 			timer.Reset(jitter(base))
 		}
-		a.pub.publish(wire.HeartbeatSubject(a.cfg.Agent.LicenseID), a.Heartbeat(ctx))
+		a.publishHeartbeat(ctx)
 		a.refreshProbe(ctx) // the next heartbeat carries a fresh probe
 	}
+}
+
+// publishHeartbeat publishes one heartbeat and counts it: sent when the
+// NATS connection is up, failed when it is not (the client buffers it
+// until it reconnects, or drops it once its reconnect buffer is full).
+func (a *Agent) publishHeartbeat(ctx context.Context) {
+	hb := a.Heartbeat(ctx)
+	result := heartbeatFailed
+	if nc := a.pub.nc.Load(); nc != nil && nc.IsConnected() {
+		result = heartbeatSent
+	}
+	a.pub.publish(wire.HeartbeatSubject(a.cfg.Agent.LicenseID), hb)
+	a.metrics.heartbeat(result)
 }
 
 // refreshProbe probes the [[probe]] targets in the background; the result

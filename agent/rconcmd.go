@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/rcon"
@@ -19,7 +20,7 @@ const CodeRCONNotConfigured = "rcon_not_configured"
 // rconHandle holds an instance's RCON client, created on first use.
 type rconHandle struct {
 	cfg *config.Instance // immutable
-	pub *publisher       // immutable
+	pub *countingSink    // immutable
 	log *slog.Logger     // immutable
 
 	inject func(lines []string) // set before first use; nil: publish directly
@@ -28,7 +29,7 @@ type rconHandle struct {
 	client *rcon.Client // guarded by mu
 }
 
-func newRCONHandle(ic *config.Instance, pub *publisher, log *slog.Logger) *rconHandle {
+func newRCONHandle(ic *config.Instance, pub *countingSink, log *slog.Logger) *rconHandle {
 	return &rconHandle{cfg: ic, pub: pub, log: log}
 }
 
@@ -74,7 +75,15 @@ func (h *rconHandle) close() {
 	}
 }
 
+// rconExec serves the rcon func, recording it in the request metrics.
 func rconExec(ctx context.Context, inst *instance, req wire.Request) (any, error) {
+	start := time.Now()
+	out, err := rconRun(ctx, inst, req)
+	inst.metrics.observe(kindRCON, inst.cfg.ID, "rcon", time.Since(start), err)
+	return out, err
+}
+
+func rconRun(ctx context.Context, inst *instance, req wire.Request) (any, error) {
 	var args struct {
 		Command *string `json:"command"`
 	}
