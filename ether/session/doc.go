@@ -28,6 +28,11 @@
 //	ended: removed from the map, ready cleared, reverse index entries and
 //	player subject dropped, offline presence announced.
 //
+// A session whose world link drops while its PlayerLogin or PlayerResync
+// is still loading is orphaned as well, since the drop: the frame carries
+// the link generation it came on (adopt), and login compares it after the
+// load (attachLocked), so it never turns a session of a lost link linked.
+//
 // A PlayerLogin for a ready session reloads its lists (loading again, but
 // it keeps answering). An orphaned session still answers lookups and PMs,
 // so friends see no flicker while its world reconnects; RefreshAll skips

@@ -12,8 +12,11 @@ import (
 
 // login starts (or restarts) user's session: lists from the database, the
 // player subject joined, then the login lock released. mode, when given
-// (a resync), overrides the stored private mode. It sends nothing.
-func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
+// (a resync), overrides the stored private mode. gen is the world link the
+// frame came from (adopt): if that link was lost meanwhile, the session
+// is orphaned as if it had been linked when the link dropped. It sends
+// nothing.
+func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode, gen linkGen) *Session {
 	m.mu.Lock()
 	s := m.sessions[user]
 	if s == nil {
@@ -33,7 +36,7 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
 	}
 	s.mu.Lock()
 	s.pid = pid
-	s.orphaned = time.Time{}
+	m.attachLocked(s, gen)
 	if err == nil {
 		old := s.setListsLocked(lists)
 		m.reindex(user, old, s.friends)
@@ -58,6 +61,22 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode) *Session {
 		cancel()
 	}
 	return s
+}
+
+// attachLocked ties s to the world link of generation gen: linked while
+// that link is the current one, else orphaned since it was lost (unless
+// already orphaned earlier). WorldDown bumps the generation before it
+// orphans the sessions, so whichever runs first, s ends up orphaned.
+func (m *Manager) attachLocked(s *Session, gen linkGen) {
+	m.mu.RLock()
+	cur, lost := m.linkGen, m.linkLost
+	m.mu.RUnlock()
+	switch {
+	case gen == cur:
+		s.orphaned = time.Time{}
+	case s.orphaned.IsZero():
+		s.orphaned = lost
+	}
 }
 
 // setListsLocked replaces s's lists with what the database holds, keeping
@@ -102,8 +121,8 @@ func (m *Manager) logout(user uint64) {
 
 // resync recreates user's session after the world reconnected, with the
 // world's private mode, and re-sends its lists.
-func (m *Manager) resync(user uint64, pid uint16, mode privacy.Mode) {
-	m.login(user, pid, &mode)
+func (m *Manager) resync(user uint64, pid uint16, mode privacy.Mode, gen linkGen) {
+	m.login(user, pid, &mode, gen)
 	m.requestLists(user)
 }
 

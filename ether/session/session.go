@@ -88,9 +88,16 @@ type Manager struct {
 	sessions map[uint64]*Session // guarded by mu
 	reverse  map[uint64][]uint64 // guarded by mu; friend → local players listing it
 	leases   map[uint64]lease    // guarded by mu; login locks this node took
+	linkGen  linkGen             // guarded by mu; bumped by every WorldDown
+	linkLost time.Time           // guarded by mu; when the world link was last lost
 
 	stats counters // atomics
 }
+
+// linkGen counts world links: a frame is from the link of the generation
+// current when it was handled, and a login compares it after its database
+// load to learn whether that link was lost meanwhile.
+type linkGen uint64
 
 // lease is a login lock taken by this node's LoginCheck, until the player's
 // session starts or the lock expires.

@@ -19,8 +19,8 @@ func (m *Manager) Handle(msg proto.Message) {
 		}
 	case *proto.PlayerLogin:
 		v := *f
-		m.adopt(v.User37)
-		m.do(v.User37, func() { m.login(v.User37, v.PID, nil) })
+		gen := m.adopt(v.User37)
+		m.do(v.User37, func() { m.login(v.User37, v.PID, nil, gen) })
 	case *proto.PlayerLogout:
 		u := f.User37
 		m.do(u, func() { m.logout(u) })
@@ -54,8 +54,8 @@ func (m *Manager) Handle(msg proto.Message) {
 		m.do(u, func() { m.loadSave(u) })
 	case *proto.PlayerResync:
 		v := *f
-		m.adopt(v.User37) // now, so that a RefreshAll right behind sees it linked
-		m.do(v.User37, func() { m.resync(v.User37, v.PID, privacy.Mode(v.PrivateMode)) })
+		gen := m.adopt(v.User37) // now, so that a RefreshAll right behind sees it linked
+		m.do(v.User37, func() { m.resync(v.User37, v.PID, privacy.Mode(v.PrivateMode), gen) })
 	case *proto.LoginCheck:
 		u := f.User37
 		m.do(u, func() { m.loginCheck(u) })
@@ -91,6 +91,10 @@ func (m *Manager) doFor(s *Session, fn func()) {
 // and resync them; those it does not resync end then.
 func (m *Manager) WorldDown() {
 	now := time.Now()
+	m.mu.Lock()
+	m.linkGen++
+	m.linkLost = now
+	m.mu.Unlock()
 	for _, s := range m.all() {
 		s.mu.Lock()
 		if s.orphaned.IsZero() {
@@ -100,13 +104,19 @@ func (m *Manager) WorldDown() {
 	}
 }
 
-// adopt marks user's session (if any) as belonging to the current link.
-func (m *Manager) adopt(user uint64) {
-	if s := m.get(user); s != nil {
+// adopt marks user's session (if any) as belonging to the current link
+// and returns that link's generation, for the login that follows
+// (attachLocked).
+func (m *Manager) adopt(user uint64) linkGen {
+	m.mu.RLock()
+	gen, s := m.linkGen, m.sessions[user]
+	m.mu.RUnlock()
+	if s != nil {
 		s.mu.Lock()
 		s.orphaned = time.Time{}
 		s.mu.Unlock()
 	}
+	return gen
 }
 
 // endOrphans ends the sessions whose world link has been gone for longer
