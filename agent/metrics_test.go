@@ -69,6 +69,27 @@ func TestAgent_Metrics(t *testing.T) {
 	m.wantState("game", "running")
 	m.waitAtLeast("corrosion_agent_instance_console_lines_total", labels{"instance": "game"}, 2) // banner, agent line
 
+	requestsCounted(t, h, m)
+
+	h.mustOK(h.cmd("game", `{"func":"stop","wait":true}`))
+	m.wantState("game", "stopped")
+
+	h.mustOK(h.cmd("crasher", `{"func":"start"}`))
+	m.waitValue("corrosion_agent_instance_crash_loop_stops_total", labels{"instance": "crasher"}, 1)
+	m.wantValue("corrosion_agent_instance_restarts_total", labels{"instance": "crasher"}, 3)
+	m.wantState("crasher", "crashed")
+	m.wantValue("corrosion_agent_instance_restarts_total", labels{"instance": "game"}, 0)
+
+	h.stopAgent(syscall.SIGTERM)
+	if _, err := http.Get(m.url); err == nil {
+		t.Error("/metrics still answers after the agent stopped")
+	}
+}
+
+// requestsCounted sends rcon and files requests that succeed and fail, and
+// checks each is counted by kind, instance, func and result, and timed.
+func requestsCounted(t *testing.T, h *harness, m *scraper) {
+	t.Helper()
 	h.mustOK(h.cmd("game", `{"func":"rcon","command":"status"}`))
 	h.mustErr(h.cmd("game", `{"func":"rcon"}`), wire.CodeBadArgs)
 	h.mustErr(h.cmd("crasher", `{"func":"rcon","command":"x"}`), "rcon_not_configured")
@@ -92,20 +113,6 @@ func TestAgent_Metrics(t *testing.T) {
 	}
 	m.wantIn(mfs, "corrosion_agent_request_duration_seconds", labels{"kind": "rcon", "func": "rcon"}, 3)
 	m.wantIn(mfs, "corrosion_agent_request_duration_seconds", labels{"kind": "files", "func": "fm_read"}, 2)
-
-	h.mustOK(h.cmd("game", `{"func":"stop","wait":true}`))
-	m.wantState("game", "stopped")
-
-	h.mustOK(h.cmd("crasher", `{"func":"start"}`))
-	m.waitValue("corrosion_agent_instance_crash_loop_stops_total", labels{"instance": "crasher"}, 1)
-	m.wantValue("corrosion_agent_instance_restarts_total", labels{"instance": "crasher"}, 3)
-	m.wantState("crasher", "crashed")
-	m.wantValue("corrosion_agent_instance_restarts_total", labels{"instance": "game"}, 0)
-
-	h.stopAgent(syscall.SIGTERM)
-	if _, err := http.Get(m.url); err == nil {
-		t.Error("/metrics still answers after the agent stopped")
-	}
 }
 
 // TestAgent_Metrics_NATSReconnect: the connected gauge drops while the
