@@ -67,9 +67,10 @@ func TestWorldLinkDropped_ResyncRestoresListsAndUnsyncedSessionsEnd(t *testing.T
 	w10.send(proto.PlayerResync{User37: a, PID: 9, PrivateMode: 1}, proto.RefreshAll{})
 	w10.expect(ufl(a, b, 11), proto.UpdateIgnoreList{Target37: a, Ignores: []uint64{99}}, proto.FriendListComplete{Target37: a})
 	w10.expect(ufl(a, b, 11)) // RefreshAll: gone, not resynced, takes no part
-	// b never saw a go offline: a is Friends-only now, and lists b.
-	w11.expect(ufl(b, a, 10), ufl(b, a, 10)) // the resync's broadcast, then RefreshAll's
-	// gone was not resynced: its session ends after the link grace.
+	// b never saw a go offline, and a (Friends-only now) lists b: the
+	// resync's broadcast and RefreshAll's change nothing for b and send
+	// nothing. gone was not resynced: its session ends after the link
+	// grace, b's next frame.
 	w11.expect(ufl(b, gone, 0))
 	if d := time.Since(dropped); d < 2*time.Second {
 		t.Fatalf("unsynced session ended after %v, before the 2s grace", d)
@@ -78,6 +79,7 @@ func TestWorldLinkDropped_ResyncRestoresListsAndUnsyncedSessionsEnd(t *testing.T
 		return c.count("SELECT count(*) FROM player_settings WHERE user_hash = 51 AND private_mode = 1") == 1
 	})
 	w10.quiet()
+	w11.quiet()
 }
 
 func TestPostgresOutage_ServesFromMemoryAndLosesNothing(t *testing.T) {

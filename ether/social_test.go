@@ -76,34 +76,40 @@ func TestPresence_PrivateModesAcrossNodes(t *testing.T) {
 	w11.expectSet(ufl(b, a, 10), ufl(f, a, 10))
 
 	tests := []struct {
-		mode       uint8
-		seenByB    uint8 // b is not on a's list
-		seenByF    uint8 // f is
-		notifyNone bool  // the mode does not change: nothing is sent
+		mode    uint8
+		seenByB uint8 // b is not on a's list
+		seenByF uint8 // f is
 	}{
-		{mode: 0, seenByB: 10, seenByF: 10, notifyNone: true},
+		{mode: 0, seenByB: 10, seenByF: 10}, // unchanged mode: nothing is sent
+		{mode: 1, seenByB: 0, seenByF: 10},  // only b's view changes
 		{mode: 1, seenByB: 0, seenByF: 10},
-		{mode: 1, seenByB: 0, seenByF: 10, notifyNone: true},
 		{mode: 2, seenByB: 0, seenByF: 0},
 		{mode: 0, seenByB: 10, seenByF: 10},
 	}
+	prevB, prevF := uint8(10), uint8(10)
 	for i, tt := range tests {
 		t.Run(fmt.Sprintf("%d_mode_%d", i, tt.mode), func(t *testing.T) {
 			w10.t, w11.t = t, t
 			w10.send(proto.ChatModeUpdate{User37: a, PrivateMode: tt.mode})
 			w10.sync(a)
-			if !tt.notifyNone {
-				// A change re-notifies every online player who lists a.
-				w11.expectSet(ufl(b, a, tt.seenByB), ufl(f, a, tt.seenByF))
+			// A change re-notifies the online players who list a, those
+			// whose view of a changes; the others get nothing.
+			var want []proto.Message
+			if tt.seenByB != prevB {
+				want = append(want, ufl(b, a, tt.seenByB))
 			}
+			if tt.seenByF != prevF {
+				want = append(want, ufl(f, a, tt.seenByF))
+			}
+			prevB, prevF = tt.seenByB, tt.seenByF
+			w11.expectSet(want...)
 			// Lookups agree: b and f ask for their lists again. (A frame
-			// left over from an unchanged mode would show up here first.)
+			// sent that should not have been would show up here first.)
 			w11.send(proto.RequestLists{User37: b})
 			w11.expect(ufl(b, a, tt.seenByB), proto.UpdateIgnoreList{Target37: b}, proto.FriendListComplete{Target37: b})
 			w11.send(proto.RequestLists{User37: f})
 			w11.expect(ufl(f, a, tt.seenByF), proto.UpdateIgnoreList{Target37: f}, proto.FriendListComplete{Target37: f})
-			// f's rebroadcast reaches a, who lists f.
-			w10.expect(ufl(a, f, 11))
+			// f's rebroadcast reaches a, who sees f at 11 already: no frame.
 		})
 	}
 	w10.quiet()

@@ -129,7 +129,9 @@ func (m *Manager) tell(target uint64, p cluster.Presence) {
 }
 
 // applyLocal updates the local sessions that list p.User (only that one
-// when only != 0) and tells their world.
+// when only != 0) and tells their world where each now sees p.User. An
+// update that leaves that node as the world last heard sends nothing; it
+// still counts as news, so a lookup in flight does not overwrite it.
 func (m *Manager) applyLocal(p cluster.Presence, only uint64) {
 	owners := m.owners(p.User)
 	for _, o := range owners {
@@ -143,9 +145,12 @@ func (m *Manager) applyLocal(p cluster.Presence, only uint64) {
 		node := p.VisibleNode(o)
 		s.mu.Lock()
 		if j := s.findLocked(p.User); j >= 0 {
-			s.friends[j].node = node
-			s.friends[j].gen++
-			m.send(proto.UpdateFriendList{Target37: o, Friend37: p.User, Node: node})
+			f := &s.friends[j]
+			f.gen++
+			if f.node != node {
+				f.node = node
+				m.send(proto.UpdateFriendList{Target37: o, Friend37: p.User, Node: node})
+			}
 		}
 		s.mu.Unlock()
 	}
