@@ -20,7 +20,7 @@ const CodeRCONNotConfigured = "rcon_not_configured"
 // rconHandle holds an instance's RCON client, created on first use.
 type rconHandle struct {
 	cfg *config.Instance // immutable
-	pub *countingSink    // immutable
+	pub *countingSink    // immutable; the instance's console, counting lines
 	log *slog.Logger     // immutable
 
 	inject func(lines []string) // set before first use; nil: publish directly
