@@ -166,6 +166,13 @@ func (l *lease) failedLocked(err error) {
 	}
 }
 
+// failed records why the last use of the lock failed; the caller logs it.
+func (l *lease) failed(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.broken = err
+}
+
 func (l *lease) worked() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -322,9 +329,7 @@ func (m *Member) Acquire(ctx context.Context, user uint64) (bool, error) {
 		m.lease.forget(err)
 		if attempt > 0 {
 			err = fmt.Errorf("take login lock of %d: %w", user, err)
-			m.lease.mu.Lock()
-			m.lease.broken = err // the caller logs it
-			m.lease.mu.Unlock()
+			m.lease.failed(err) // the caller logs it
 			return false, err
 		}
 	}
