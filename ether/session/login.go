@@ -26,7 +26,7 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode, gen linkGen
 	held, ok := m.leases[user]
 	delete(m.leases, user)
 	m.mu.Unlock()
-	release := ok && held.cluster
+	release := ok && held.scope == scopeCluster
 
 	ctx, cancel := m.opCtx()
 	lists, err := m.store.Load(ctx, user)
@@ -167,12 +167,12 @@ func (m *Manager) checkLogin(user uint64) bool {
 		}
 		return false
 	}
-	m.hold(user, true)
+	m.hold(user, scopeCluster)
 	return true
 }
 
 // hold records a login lock this node took.
-func (m *Manager) hold(user uint64, cluster bool) {
+func (m *Manager) hold(user uint64, sc scope) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -181,7 +181,7 @@ func (m *Manager) hold(user uint64, cluster bool) {
 			delete(m.leases, u)
 		}
 	}
-	m.leases[user] = lease{until: now.Add(m.cfg.LeaseTTL), cluster: cluster}
+	m.leases[user] = lease{until: now.Add(m.cfg.LeaseTTL), scope: sc}
 }
 
 // localLease is the login lock while NATS is unreachable: node-local, like
@@ -193,7 +193,7 @@ func (m *Manager) localLease(user uint64) bool {
 	if ok && time.Now().Before(l.until) {
 		return false
 	}
-	m.hold(user, false)
+	m.hold(user, scopeLocal)
 	return true
 }
 

@@ -16,7 +16,7 @@ func (m *Manager) requestLists(user uint64) {
 		m.log.Debug("lists requested for a player without a session", "user", user)
 		return
 	}
-	m.refreshFriends(s, func(friend) bool { return true }, true)
+	m.sendFriends(s)
 	m.announce(s)
 	s.mu.Lock()
 	ignores := make([]uint64, len(s.ignores))
@@ -26,11 +26,29 @@ func (m *Manager) requestLists(user uint64) {
 	m.send(proto.FriendListComplete{Target37: user})
 }
 
+// report says which friends a refresh tells the world about.
+type report uint8
+
+const (
+	reportEvery   report = iota // every friend looked up (the lists, RefreshAll)
+	reportChanged               // only those whose node changed (node up)
+)
+
+// sendFriends looks up every friend of s and tells the world where each is.
+func (m *Manager) sendFriends(s *Session) {
+	m.refreshFriends(s, func(friend) bool { return true }, reportEvery)
+}
+
+// refreshOffline looks up the friends s shows offline and tells the world
+// about those found online (or visible) now.
+func (m *Manager) refreshOffline(s *Session) {
+	m.refreshFriends(s, func(f friend) bool { return f.node == 0 }, reportChanged)
+}
+
 // refreshFriends looks up the friends of s that pick selects and tells
-// the world where each is: every one when all is set, else only those
-// whose node changed. A presence update that arrives while the lookup is
-// in flight wins over the lookup's answer.
-func (m *Manager) refreshFriends(s *Session, pick func(friend) bool, all bool) {
+// the world where each is, as rep says. A presence update that arrives
+// while the lookup is in flight wins over the lookup's answer.
+func (m *Manager) refreshFriends(s *Session, pick func(friend) bool, rep report) {
 	s.mu.Lock()
 	var ids []uint64
 	var gens []uint32
@@ -58,7 +76,7 @@ func (m *Manager) refreshFriends(s *Session, pick func(friend) bool, all bool) {
 			changed = f.node != nodes[i]
 			f.node = nodes[i]
 		}
-		if all || changed {
+		if rep == reportEvery || changed {
 			m.send(proto.UpdateFriendList{Target37: s.user, Friend37: id, Node: f.node})
 		}
 	}
@@ -194,7 +212,7 @@ func (m *Manager) refreshAll() {
 			continue
 		}
 		m.doFor(s, func() {
-			m.refreshFriends(s, func(friend) bool { return true }, true)
+			m.sendFriends(s)
 			m.announce(s)
 		})
 	}
@@ -220,7 +238,7 @@ func (m *Manager) NodeDown(node uint8) {
 func (m *Manager) NodeUp(node uint8) {
 	for _, s := range m.all() {
 		m.doFor(s, func() {
-			m.refreshFriends(s, func(f friend) bool { return f.node == 0 }, false)
+			m.refreshOffline(s)
 			s.mu.Lock()
 			p := s.presenceLocked(m.cfg.NodeID)
 			ready := s.ready

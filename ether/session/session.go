@@ -102,9 +102,17 @@ type linkGen uint64
 // lease is a login lock taken by this node's LoginCheck, until the player's
 // session starts or the lock expires.
 type lease struct {
-	until   time.Time // a value in Manager.leases: guarded by Manager.mu
-	cluster bool      // the cluster-wide lock (else node-local: NATS was down)
+	until time.Time // a value in Manager.leases: guarded by Manager.mu
+	scope scope     // which lock it is
 }
+
+// scope is which login lock a LoginCheck took.
+type scope uint8
+
+const (
+	scopeCluster scope = iota // the cluster-wide lock in the NATS key-value bucket
+	scopeLocal                // node-local: NATS was unreachable
+)
 
 // Session is one online player on this node.
 type Session struct {
@@ -211,27 +219,40 @@ func (m *Manager) owners(user uint64) []uint64 {
 	return slices.Clone(m.reverse[user])
 }
 
-// indexLocked records that owner lists friend (add) or no longer does.
-func (m *Manager) indexLocked(owner, friend uint64, add bool) {
-	os := m.reverse[friend]
-	i := slices.Index(os, owner)
-	switch {
-	case add && i < 0:
+// indexAddLocked records that owner lists friend.
+func (m *Manager) indexAddLocked(owner, friend uint64) {
+	if os := m.reverse[friend]; !slices.Contains(os, owner) {
 		m.reverse[friend] = append(os, owner)
-	case !add && i >= 0:
-		os = slices.Delete(os, i, i+1)
-		if len(os) == 0 {
-			delete(m.reverse, friend)
-		} else {
-			m.reverse[friend] = os
-		}
 	}
 }
 
-func (m *Manager) index(owner, friend uint64, add bool) {
+// indexRemoveLocked records that owner no longer lists friend.
+func (m *Manager) indexRemoveLocked(owner, friend uint64) {
+	os := m.reverse[friend]
+	i := slices.Index(os, owner)
+	switch {
+	case i < 0:
+	case len(os) == 1:
+		delete(m.reverse, friend)
+	default:
+		m.reverse[friend] = slices.Delete(os, i, i+1)
+	}
+}
+
+// indexAdd records that owner lists friend; callers hold owner's
+// Session.mu, as for reindex.
+func (m *Manager) indexAdd(owner, friend uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.indexLocked(owner, friend, add)
+	m.indexAddLocked(owner, friend)
+}
+
+// indexRemove records that owner no longer lists friend; callers hold
+// owner's Session.mu, as for reindex.
+func (m *Manager) indexRemove(owner, friend uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.indexRemoveLocked(owner, friend)
 }
 
 // reindex moves owner's entries in the reverse index from the friends of
@@ -241,10 +262,10 @@ func (m *Manager) reindex(owner uint64, old, now []friend) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, f := range old {
-		m.indexLocked(owner, f.id, false)
+		m.indexRemoveLocked(owner, f.id)
 	}
 	for _, f := range now {
-		m.indexLocked(owner, f.id, true)
+		m.indexAddLocked(owner, f.id)
 	}
 }
 

@@ -26,7 +26,7 @@ func (m *Manager) friendAdd(owner, id uint64) {
 	s.friends = append(s.friends, friend{id: id})
 	gen := uint32(0)
 	mode := s.mode
-	m.index(owner, id, true)
+	m.indexAdd(owner, id)
 	s.mu.Unlock()
 	m.store.AddFriend(owner, id, MaxFriends)
 
@@ -65,7 +65,7 @@ func (m *Manager) friendDel(owner, id uint64) {
 	}
 	s.friends = slices.Delete(s.friends, j, j+1)
 	mode := s.mode
-	m.index(owner, id, false)
+	m.indexRemove(owner, id)
 	p := s.presenceLocked(m.cfg.NodeID)
 	s.mu.Unlock()
 	m.store.DelFriend(owner, id)
