@@ -39,6 +39,8 @@ func classifyConnErr(err error) failKind {
 		dnsErr      *net.DNSError
 	)
 	switch {
+	case err == nil:
+		return failOther
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired),
 		errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired),
 		strings.Contains(strings.ToLower(err.Error()), "authorization violation"):

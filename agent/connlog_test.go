@@ -32,6 +32,7 @@ func TestClassifyConnErr(t *testing.T) {
 		{x509.UnknownAuthorityError{}, failTLS},
 		{errors.New("tls: first record does not look like a TLS handshake"), failTLS},
 		{errors.New("nats: maximum connections exceeded"), failOther},
+		{nil, failOther}, // never a panic in a callback
 	}
 	for _, tc := range cases {
 		if got := classifyConnErr(tc.err); got != tc.want {
