@@ -17,7 +17,7 @@ func TestURL(t *testing.T) {
 		{"nats://user:pa?ss#x@h:4222", "nats://xxxxx@h:4222"},
 		{"nats://user:p@ss@h:4222", "nats://xxxxx@h:4222"},
 		{"nats://user:100%@h:4222", "nats://xxxxx@h:4222"}, // does not parse
-		{"user:pw@h:4222", "xxxxx@h:4222"},                  // no scheme
+		{"user:pw@h:4222", "xxxxx@h:4222"},                 // no scheme
 		{"wss://u:p@h:443/ws/path", "wss://xxxxx@h:443/ws/path"},
 		{"", ""},
 		{"not a url", "not a url"},
