@@ -22,30 +22,8 @@ var (
 	ErrTooLarge = errors.New("proto: payload too large")
 )
 
-// exactLen checks a fixed-size payload's length.
-func exactLen(p []byte, want int) error {
-	if len(p) != want {
-		return lengthError(p, "", want)
-	}
-	return nil
-}
-
-// minLen checks that a variable-size payload holds its fixed head.
-func minLen(p []byte, head int) error {
-	if len(p) < head {
-		return lengthError(p, "at least ", head)
-	}
-	return nil
-}
-
 // The error constructors below are kept out of line so that the checks on
 // the decoding path stay small enough to inline.
-
-func lengthError(p []byte, qual string, want int) error {
-	op := Op(p[0])
-	return fmt.Errorf("decode %s (%d): payload is %d bytes, want %s%d: %w",
-		op, uint8(op), len(p), qual, want, ErrLength)
-}
 
 func countError(p []byte, want, count int) error {
 	op := Op(p[0])
@@ -53,20 +31,29 @@ func countError(p []byte, want, count int) error {
 		op, uint8(op), len(p), want, count, ErrLength)
 }
 
-// refuse explains why a decoder for dir ("inbound", "outbound", or "" for
-// either) will not decode payload: it is empty, or its opcode is not one
-// dir defines.
-func refuse(payload []byte, dir string) error {
+// reject explains why a decoder for dir will not decode payload, which
+// accepts refused: it is empty, its opcode is not one dir defines, or its
+// length breaks the opcode's size rule.
+func reject(payload []byte, dir direction) error {
 	prefix := "decode"
-	if dir != "" {
-		prefix += " " + dir
+	if dir != eitherWay {
+		prefix += " " + dir.String()
 	}
 	if len(payload) == 0 {
 		return fmt.Errorf("%s: %w", prefix, ErrEmpty)
 	}
 	op := Op(payload[0])
-	if op.Inbound() || op.Outbound() { // defined, but for the other direction
+	row := &ops[op]
+	switch {
+	case row.dir == 0:
+		return fmt.Errorf("%s: opcode %d: %w", prefix, uint8(op), ErrUnknownOp)
+	case row.dir&dir == 0: // defined, but for the other direction
 		return fmt.Errorf("%s: %s (%d) is not an %s opcode: %w", prefix, op, uint8(op), dir, ErrUnknownOp)
 	}
-	return fmt.Errorf("%s: opcode %d: %w", prefix, uint8(op), ErrUnknownOp)
+	qual := ""
+	if row.size.variable() {
+		qual = "at least "
+	}
+	return fmt.Errorf("decode %s (%d): payload is %d bytes, want %s%d: %w",
+		op, uint8(op), len(payload), qual, row.size.min, ErrLength)
 }

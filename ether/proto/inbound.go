@@ -1,18 +1,7 @@
 package proto
 
-// Inbound messages: world → ether. Sizes are payload sizes, opcode included.
-
-const (
-	sizeWorldRegister     = 1 + 1
-	sizePlayerLogin       = 1 + 8 + 2
-	sizeUser              = 1 + 8     // opcode, user37: PlayerLogout, RequestLists, PlayerLoadRequest, LoginCheck
-	sizePair              = 1 + 8 + 8 // opcode, two hashes: FriendAdd/Del, IgnoreAdd/Del
-	sizeChatModeUpdate    = 1 + 8 + 1
-	sizePlayerResync      = 1 + 8 + 2 + 1
-	sizeRefreshAll        = 1
-	headPrivateMessage    = 1 + 8 + 8 + 1 // then the body
-	headPlayerSaveRequest = 1 + 8         // then the save data
-)
+// Inbound messages: world → ether. Sizes are payload sizes, opcode
+// included; the table (table.go) holds each message's opcode row.
 
 // WorldRegister (0) announces the world's node id: node_id u8. 2 bytes.
 type WorldRegister struct{ NodeID uint8 }
@@ -156,126 +145,80 @@ func (m LoginCheck) AppendPayload(b []byte) []byte {
 
 func (RefreshAll) AppendPayload(b []byte) []byte { return append(b, byte(OpRefreshAll)) }
 
-// The decode methods take the whole payload (opcode first, already checked
-// by the caller), validate its length and fill the receiver. They return the
-// receiver as a Message so the caller needs no interface conversion.
+// The decode methods take the whole payload, opcode first, whose opcode
+// and length the table has checked, and fill the receiver.
 
 func (m *WorldRegister) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeWorldRegister); err != nil {
-		return nil, err
-	}
 	m.NodeID = p[1]
 	return m, nil
 }
 
 func (m *PlayerLogin) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePlayerLogin); err != nil {
-		return nil, err
-	}
 	m.User37, m.PID = be.Uint64(p[1:]), be.Uint16(p[9:])
 	return m, nil
 }
 
 func (m *PlayerLogout) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUser); err != nil {
-		return nil, err
-	}
 	m.User37 = be.Uint64(p[1:])
 	return m, nil
 }
 
 func (m *FriendAdd) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePair); err != nil {
-		return nil, err
-	}
 	m.Owner37, m.Friend37 = be.Uint64(p[1:]), be.Uint64(p[9:])
 	return m, nil
 }
 
 func (m *FriendDel) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePair); err != nil {
-		return nil, err
-	}
 	m.Owner37, m.Friend37 = be.Uint64(p[1:]), be.Uint64(p[9:])
 	return m, nil
 }
 
 func (m *IgnoreAdd) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePair); err != nil {
-		return nil, err
-	}
 	m.Owner37, m.Ignore37 = be.Uint64(p[1:]), be.Uint64(p[9:])
 	return m, nil
 }
 
 func (m *IgnoreDel) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePair); err != nil {
-		return nil, err
-	}
 	m.Owner37, m.Ignore37 = be.Uint64(p[1:]), be.Uint64(p[9:])
 	return m, nil
 }
 
 func (m *PrivateMessage) decode(p []byte) (Message, error) {
-	if err := minLen(p, headPrivateMessage); err != nil {
-		return nil, err
-	}
 	m.Sender37, m.Target37, m.Level = be.Uint64(p[1:]), be.Uint64(p[9:]), p[17]
-	m.Body = rest(p, headPrivateMessage)
+	m.Body = rest(p, 18)
 	return m, nil
 }
 
 func (m *RequestLists) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUser); err != nil {
-		return nil, err
-	}
 	m.User37 = be.Uint64(p[1:])
 	return m, nil
 }
 
 func (m *ChatModeUpdate) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeChatModeUpdate); err != nil {
-		return nil, err
-	}
 	m.User37, m.PrivateMode = be.Uint64(p[1:]), p[9]
 	return m, nil
 }
 
 func (m *PlayerSaveRequest) decode(p []byte) (Message, error) {
-	if err := minLen(p, headPlayerSaveRequest); err != nil {
-		return nil, err
-	}
-	m.User37, m.SaveData = be.Uint64(p[1:]), rest(p, headPlayerSaveRequest)
+	m.User37, m.SaveData = be.Uint64(p[1:]), rest(p, 9)
 	return m, nil
 }
 
 func (m *PlayerLoadRequest) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUser); err != nil {
-		return nil, err
-	}
 	m.User37 = be.Uint64(p[1:])
 	return m, nil
 }
 
 func (m *PlayerResync) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizePlayerResync); err != nil {
-		return nil, err
-	}
 	m.User37, m.PID, m.PrivateMode = be.Uint64(p[1:]), be.Uint16(p[9:]), p[11]
 	return m, nil
 }
 
 func (m *LoginCheck) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUser); err != nil {
-		return nil, err
-	}
 	m.User37 = be.Uint64(p[1:])
 	return m, nil
 }
 
 func (m *RefreshAll) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeRefreshAll); err != nil {
-		return nil, err
-	}
 	return m, nil
 }

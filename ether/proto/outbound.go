@@ -2,15 +2,8 @@ package proto
 
 import "slices"
 
-// Outbound messages: ether → world. Sizes are payload sizes, opcode included.
-
-const (
-	sizeUpdateFriendList   = 1 + 8 + 8 + 1
-	headUpdateIgnoreList   = 1 + 8 + 2         // then count × 8
-	headMessagePrivate     = 1 + 8 + 8 + 4 + 1 // then the body
-	headPlayerLoadResponse = 1 + 8             // then the save data
-	sizeUserFlag           = 1 + 8 + 1         // PlayerSaveAck, LoginCheckResponse
-)
+// Outbound messages: ether → world. Sizes are payload sizes, opcode
+// included; the table (table.go) holds each message's opcode row.
 
 // UpdateFriendList (128) tells the world where one friend is: target37 u64,
 // friend37 u64, node u8 (0 = offline or hidden). 18 bytes.
@@ -75,7 +68,7 @@ func (m UpdateFriendList) AppendPayload(b []byte) []byte {
 // AppendPayload writes count as u16. A list longer than 8190 entries makes
 // a payload over MaxPayload, which AppendFrame refuses.
 func (m UpdateIgnoreList) AppendPayload(b []byte) []byte {
-	b = slices.Grow(b, headUpdateIgnoreList+8*len(m.Ignores))
+	b = slices.Grow(b, 11+8*len(m.Ignores))
 	b = be.AppendUint64(append(b, byte(OpUpdateIgnoreList)), m.Target37)
 	b = be.AppendUint16(b, uint16(len(m.Ignores)))
 	for _, id := range m.Ignores {
@@ -107,25 +100,20 @@ func (m LoginCheckResponse) AppendPayload(b []byte) []byte {
 }
 
 func (m *UpdateFriendList) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUpdateFriendList); err != nil {
-		return nil, err
-	}
 	m.Target37, m.Friend37, m.Node = be.Uint64(p[1:]), be.Uint64(p[9:]), p[17]
 	return m, nil
 }
 
-// decode reuses m.Ignores' storage when it is large enough.
+// decode checks the count against the length (the table has checked the
+// head) and reuses m.Ignores' storage when it is large enough.
 func (m *UpdateIgnoreList) decode(p []byte) (Message, error) {
-	if err := minLen(p, headUpdateIgnoreList); err != nil {
-		return nil, err
-	}
 	count := int(be.Uint16(p[9:]))
-	if len(p) != headUpdateIgnoreList+8*count {
-		return nil, countError(p, headUpdateIgnoreList+8*count, count)
+	if len(p) != 11+8*count {
+		return nil, countError(p, 11+8*count, count)
 	}
 	m.Target37 = be.Uint64(p[1:])
 	ids := slices.Grow(m.Ignores[:0], count)
-	for off := headUpdateIgnoreList; off < len(p); off += 8 {
+	for off := 11; off < len(p); off += 8 {
 		ids = append(ids, be.Uint64(p[off:]))
 	}
 	m.Ignores = ids
@@ -133,43 +121,28 @@ func (m *UpdateIgnoreList) decode(p []byte) (Message, error) {
 }
 
 func (m *MessagePrivate) decode(p []byte) (Message, error) {
-	if err := minLen(p, headMessagePrivate); err != nil {
-		return nil, err
-	}
 	m.Recipient37, m.Sender37 = be.Uint64(p[1:]), be.Uint64(p[9:])
 	m.MsgID, m.Level = int32(be.Uint32(p[17:])), p[21]
-	m.Body = rest(p, headMessagePrivate)
+	m.Body = rest(p, 22)
 	return m, nil
 }
 
 func (m *FriendListComplete) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUser); err != nil {
-		return nil, err
-	}
 	m.Target37 = be.Uint64(p[1:])
 	return m, nil
 }
 
 func (m *PlayerLoadResponse) decode(p []byte) (Message, error) {
-	if err := minLen(p, headPlayerLoadResponse); err != nil {
-		return nil, err
-	}
-	m.User37, m.SaveData = be.Uint64(p[1:]), rest(p, headPlayerLoadResponse)
+	m.User37, m.SaveData = be.Uint64(p[1:]), rest(p, 9)
 	return m, nil
 }
 
 func (m *PlayerSaveAck) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUserFlag); err != nil {
-		return nil, err
-	}
 	m.User37, m.Success = be.Uint64(p[1:]), p[9] != 0
 	return m, nil
 }
 
 func (m *LoginCheckResponse) decode(p []byte) (Message, error) {
-	if err := exactLen(p, sizeUserFlag); err != nil {
-		return nil, err
-	}
 	m.User37, m.Allowed = be.Uint64(p[1:]), p[9] != 0
 	return m, nil
 }

@@ -2,12 +2,21 @@
 // and its ether social sidecar: a u16 big-endian length, then a payload whose
 // first byte is the opcode (DESIGN.md section 5, the seed's table byte for
 // byte). It imports nothing of ours, so worldsrv and ether can both use it.
+//
+// One opcode table drives the codec: ops (table.go) holds a row per defined
+// opcode with its name, direction, size rule (exactly n bytes, or at least a
+// fixed head followed by a variable field) and a constructor for its
+// message. Op.String, Op.Inbound/Outbound, every decoder's opcode and
+// length checks, the messages Decode allocates and the per-opcode storage
+// of a Decoder all read that row. A message is a struct with three methods:
+// Op, AppendPayload (encode) and decode (fill from a payload the table has
+// already checked). Adding one is an Op constant, that struct, one table
+// row, and its test vectors.
 package proto
-
-import "strconv"
 
 // Op is a frame's opcode, the first byte of its payload. Inbound opcodes
 // (world → ether) are 0–14; outbound opcodes (ether → world) are 128–134.
+// The opcode table (table.go) says what each one means.
 type Op uint8
 
 // Inbound opcodes (world → ether).
@@ -39,52 +48,6 @@ const (
 	OpPlayerSaveAck      Op = 133
 	OpLoginCheckResponse Op = 134
 )
-
-var inboundNames = [...]string{
-	OpWorldRegister:     "WorldRegister",
-	OpPlayerLogin:       "PlayerLogin",
-	OpPlayerLogout:      "PlayerLogout",
-	OpFriendAdd:         "FriendAdd",
-	OpFriendDel:         "FriendDel",
-	OpIgnoreAdd:         "IgnoreAdd",
-	OpIgnoreDel:         "IgnoreDel",
-	OpPrivateMessage:    "PrivateMessage",
-	OpRequestLists:      "RequestLists",
-	OpChatModeUpdate:    "ChatModeUpdate",
-	OpPlayerSaveRequest: "PlayerSaveRequest",
-	OpPlayerLoadRequest: "PlayerLoadRequest",
-	OpPlayerResync:      "PlayerResync",
-	OpLoginCheck:        "LoginCheck",
-	OpRefreshAll:        "RefreshAll",
-}
-
-var outboundNames = [...]string{
-	OpUpdateFriendList - OpUpdateFriendList:   "UpdateFriendList",
-	OpUpdateIgnoreList - OpUpdateFriendList:   "UpdateIgnoreList",
-	OpMessagePrivate - OpUpdateFriendList:     "MessagePrivate",
-	OpFriendListComplete - OpUpdateFriendList: "FriendListComplete",
-	OpPlayerLoadResponse - OpUpdateFriendList: "PlayerLoadResponse",
-	OpPlayerSaveAck - OpUpdateFriendList:      "PlayerSaveAck",
-	OpLoginCheckResponse - OpUpdateFriendList: "LoginCheckResponse",
-}
-
-// String returns the message name ("PlayerLogin"), or "Op(n)" for an
-// opcode the table does not define.
-func (o Op) String() string {
-	switch {
-	case o.Inbound():
-		return inboundNames[o]
-	case o.Outbound():
-		return outboundNames[o-OpUpdateFriendList]
-	}
-	return "Op(" + strconv.Itoa(int(o)) + ")"
-}
-
-// Inbound reports whether o is a defined world → ether opcode (0–14).
-func (o Op) Inbound() bool { return o <= OpRefreshAll }
-
-// Outbound reports whether o is a defined ether → world opcode (128–134).
-func (o Op) Outbound() bool { return o >= OpUpdateFriendList && o <= OpLoginCheckResponse }
 
 // Message is one frame's payload. Every message type in this package
 // implements it with value receivers, so both T and *T are Messages;
