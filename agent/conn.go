@@ -47,7 +47,11 @@ func (a *Agent) connect(ctx context.Context) (*nats.Conn, error) {
 		nats.PingInterval(20 * time.Second),
 		nats.ConnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
 		nats.ReconnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { cl.disconnected(err) }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if ctx.Err() == nil { // at shutdown the drain disconnects on purpose
+				cl.disconnected(err)
+			}
+		}),
 		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { cl.failed("", err) }),
 		nats.ClosedHandler(func(*nats.Conn) {
 			if ctx.Err() == nil {

@@ -248,3 +248,20 @@ func TestAgent_NATSTLSFailureLogged(t *testing.T) {
 		return p.count("cannot connect", "reason=tls", "server="+tlsURL) == 1
 	})
 }
+
+// TestAgent_ShutdownLogsNoDisconnect: the drain at shutdown is not an
+// outage; the agent must not log "disconnected; reconnecting" on its way out.
+func TestAgent_ShutdownLogsNoDisconnect(t *testing.T) {
+	ns := natstest.Start(t)
+	p := runAgent(t, fmt.Sprintf("nats_url = %q", ns.URL()))
+	waitPing(t, ns.Connect(t), 15*time.Second)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("agent exit: %v", err)
+	}
+	if n := p.count("nats disconnected"); n != 0 {
+		t.Errorf("%d disconnect lines at shutdown, want 0:\n%s", n, p.out.String())
+	}
+}
