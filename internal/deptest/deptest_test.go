@@ -70,53 +70,107 @@ func TestShippedBinariesHaveNoTestCode(t *testing.T) {
 	}
 }
 
-// TestImportRules: agent, ether and worldsrv never import panel or web;
-// ether and worldsrv do not import the agent; internal holds no domain
-// logic, so it imports none of the components.
+// TestImportRules: agent, ether and worldsrv never import panel or web
+// (worldsrv only the world's browser client, web/world); ether and worldsrv
+// do not import the agent (worldsrv only its supervisor, agent/supervise);
+// nothing but panel imports panel; the world client never pulls in panel
+// code; internal holds no domain logic, so it imports none of the
+// components.
 func TestImportRules(t *testing.T) {
-	rules := []struct {
-		from   string
-		banned []string
-	}{
-		{"agent/", []string{"panel/", "web/", "ether/", "worldsrv/"}},
-		{"ether/", []string{"panel/", "web/", "agent/", "worldsrv/"}},
-		{"worldsrv/", []string{"panel/", "web/", "agent/"}},
-		{"internal/", []string{"agent/", "ether/", "worldsrv/", "panel/", "web/"}},
-	}
 	pkgs := list(t, false, "./...")
 	if len(pkgs) < 5 {
 		t.Fatalf("go list found only %d packages", len(pkgs))
 	}
 	for _, p := range pkgs {
 		rel := strings.TrimPrefix(p.ImportPath, mod)
-		for _, r := range rules {
-			if !strings.HasPrefix(rel+"/", r.from) {
-				continue
-			}
-			for _, imp := range p.Imports {
-				irel, ours := strings.CutPrefix(imp, mod)
-				if !ours {
-					continue
-				}
-				for _, b := range r.banned {
-					if strings.HasPrefix(irel+"/", b) && !allowed(rel, irel) {
-						t.Errorf("%s imports %s (DESIGN.md section 2)", rel, irel)
-					}
-				}
+		for _, imp := range p.Imports {
+			if irel, ours := strings.CutPrefix(imp, mod); ours && violates(rel, irel) {
+				t.Errorf("%s imports %s (docs/development.md: import rules)", rel, irel)
 			}
 		}
 	}
 }
 
-// allowed lists the sanctioned cross-component imports: a protocol belongs
-// to its owner and is imported by its peers (worldsrv uses ether's frame
-// codec; the agent's test helpers may build binaries).
-func allowed(from, imp string) bool {
-	switch {
-	case strings.HasPrefix(from, "worldsrv") && imp == "ether/proto":
-		return true
-	case strings.HasPrefix(from, "internal/deptest"):
-		return true
+// rules bans imports by folder prefix: a package under from may not import
+// a package under any of banned, unless allowed says otherwise.
+var rules = []struct {
+	from   string
+	banned []string
+}{
+	{"agent/", []string{"panel/", "web/", "ether/", "worldsrv/"}},
+	{"ether/", []string{"panel/", "web/", "agent/", "worldsrv/"}},
+	{"worldsrv/", []string{"panel/", "web/", "agent/", "ether/"}},
+	{"web/world/", []string{"panel/", "web/panel/", "agent/", "ether/"}},
+	{"web/", []string{"panel/"}},
+	{"internal/", []string{"agent/", "ether/", "worldsrv/", "panel/", "web/"}},
+}
+
+// violates reports whether the package at from (relative to the module)
+// may not import imp.
+func violates(from, imp string) bool {
+	if strings.HasPrefix(imp+"/", "panel/") && !strings.HasPrefix(from+"/", "panel/") {
+		return true // nothing but panel imports panel
+	}
+	for _, r := range rules {
+		if !strings.HasPrefix(from+"/", r.from) {
+			continue
+		}
+		for _, b := range r.banned {
+			if strings.HasPrefix(imp+"/", b) && !allowed(from, imp) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// allowed lists the sanctioned cross-component imports: a protocol belongs
+// to its owner and is imported by its peers (worldsrv uses ether's frame
+// codec), there is one process supervisor (worldsrv supervises its sidecar
+// with agent/supervise), and worldsrv serves its browser client from
+// web/world.
+func allowed(from, imp string) bool {
+	if strings.HasPrefix(from+"/", "internal/deptest/") {
+		return true
+	}
+	if strings.HasPrefix(from+"/", "worldsrv/") {
+		switch {
+		case imp == "ether/proto", imp == "agent/supervise",
+			strings.HasPrefix(imp+"/", "web/world/"):
+			return true
+		}
+	}
+	return false
+}
+
+func TestViolates(t *testing.T) {
+	cases := []struct {
+		from, imp string
+		want      bool
+	}{
+		{"worldsrv/etherlink", "ether/proto", false},
+		{"worldsrv/cmd/worldsrv", "agent/supervise", false},
+		{"worldsrv/cmd/worldsrv", "web/world", false},
+		{"worldsrv/cmd/worldsrv", "web/panel", true},
+		{"worldsrv/cmd/worldsrv", "agent/wire", true},
+		{"worldsrv/engine", "ether/session", true}, // only the frame codec
+		{"installer", "panel/store", true},
+		{"worldsrv/engine", "panel/store", true},
+		{"web/world", "web/panel", true},
+		{"web/world", "panel/store", true},
+		{"web/panel", "panel/store", true},
+		{"web/panel", "web/world", false},
+		{"agent", "ether/proto", true},
+		{"agent/supervise", "worldsrv/proto", true},
+		{"ether/link", "agent/supervise", true},
+		{"ether", "web/world", true},
+		{"internal/natstest", "agent/wire", true},
+		{"panel/store", "agent/wire", false},
+		{"panel", "ether/proto", false},
+	}
+	for _, c := range cases {
+		if got := violates(c.from, c.imp); got != c.want {
+			t.Errorf("violates(%q, %q) = %v, want %v", c.from, c.imp, got, c.want)
+		}
+	}
 }
