@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -36,6 +37,7 @@ type Config struct {
 	NodeTimeout   time.Duration // RS_NODE_TIMEOUT, --node-timeout: silent peer is down after (default 3s)
 	HealthEvery   time.Duration // RS_HEALTH_INTERVAL, --health-interval: health snapshot period (default 5s)
 	LinkGrace     time.Duration // RS_LINK_GRACE, --link-grace: sessions of a lost world wait this long for a resync (default 10s)
+	LinkToken     string        // RS_LINK_TOKEN, --link-token: a world must send it first (LinkAuth); empty: none (default). Never printed
 	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
 	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
 }
@@ -116,6 +118,9 @@ func (c Config) Validate() error {
 			return bad("metrics listen (RS_METRICS_LISTEN)", "%q is not host:port", c.MetricsListen)
 		}
 	}
+	if len(c.LinkToken) > proto.MaxPayload-1 {
+		return bad("link token (RS_LINK_TOKEN)", "%d bytes; a frame carries at most %d", len(c.LinkToken), proto.MaxPayload-1)
+	}
 	if c.LockReplicas < 0 || c.LockReplicas > 5 {
 		return bad("lock replicas (RS_LOCK_REPLICAS)", "%d must be 1-5, or 0 for the NATS cluster's size up to 3", c.LockReplicas)
 	}
@@ -171,6 +176,7 @@ func (c *Config) vars() []envVar {
 		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", durSetter(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
 		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", durSetter(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", durSetter(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
+		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", strSetter(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", intSetter(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", levelSetter(&c.LogLevel), func() string { return levelName(c.LogLevel) }},
 	}
@@ -228,6 +234,14 @@ func levelSetter(p *slog.Level) func(string) error {
 		*p = l
 		return nil
 	}
+}
+
+// secretShown is how a secret appears in usage and dumps: "***" when set.
+func secretShown(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "***"
 }
 
 func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }

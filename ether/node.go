@@ -64,7 +64,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Node, error) {
 
 func (n *Node) build() error {
 	var err error
-	n.link, err = link.New(link.Config{Addr: n.cfg.ListenAddr()}, n, n.log.With("component", "link"))
+	n.link, err = link.New(link.Config{Addr: n.cfg.ListenAddr(), Token: []byte(n.cfg.LinkToken)}, n, n.log.With("component", "link"))
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (n *Node) Run(ctx context.Context) error {
 	if n.metrics != nil {
 		go func() { _ = n.metrics.Serve(n.metricsL) }()
 	}
-	n.log.Info("ether ready", "world_link", n.link.Addr().String(),
+	n.log.Info("ether ready", "world_link", n.link.Addr().String(), "link_token", n.cfg.LinkToken != "",
 		"cluster", n.cfg.ClusterName, "nats", n.cfg.ClusterHostsRedacted(), "metrics", n.cfg.MetricsListen)
 
 	var err error

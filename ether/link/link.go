@@ -1,7 +1,9 @@
 // Package link is the TCP link between an ether node and its world server:
 // a listener on 127.0.0.1 that serves one world connection at a time (a new
 // connection replaces the old one), reading frames with the proto codec and
-// writing the node's frames back.
+// writing the node's frames back. With a link token configured, a new
+// connection must present it (LinkAuth) as its first frame before it may
+// replace anything.
 package link
 
 import (
@@ -34,29 +36,44 @@ type Handler interface {
 type Config struct {
 	Addr       string // listen address, e.g. 127.0.0.1:5010
 	MaxPending int    // outbound bytes buffered for a slow world; default 16 MiB (newest dropped beyond)
+
+	// Token is the link token (RS_LINK_TOKEN). When set, a connection's
+	// first frame must be a LinkAuth carrying it, within AuthTimeout, or
+	// the connection is closed and the current world keeps the link. Empty:
+	// no token, the seed's behaviour (a LinkAuth is then ignored).
+	Token       []byte
+	AuthTimeout time.Duration // how long a new connection has to present the token; default 5s
 }
 
 // Server is the world link. Teardown (Run's context ending): close the
-// listener and the connection, then wait for the read and write loops.
+// listener, end the authentications under way, close the connection, then
+// wait for the read and write loops and the authentications. Lock order:
+// attachMu before mu.
 type Server struct {
 	cfg Config       // immutable after New
 	h   Handler      // immutable after New
 	log *slog.Logger // immutable after New
 	ln  net.Listener // immutable after New; closed by Run's teardown or Close
 
-	mu   sync.Mutex // guards conn
-	conn *conn      // guarded by mu; the current world connection, nil when none
+	attachMu sync.Mutex // held through attach, so the handler sees each WorldDown/WorldUp pair in order
+
+	mu      sync.Mutex // guards conn and stopped
+	conn    *conn      // guarded by mu; the current world connection, nil when none
+	stopped bool       // guarded by mu; set by Run's teardown, after which attach refuses
 
 	// Totals since New, for Stats: atomic, no lock.
-	framesIn, framesOut, dropped, malformed atomic.Uint64
+	framesIn, framesOut, dropped, malformed, refused atomic.Uint64
 
-	wg sync.WaitGroup // no lock (a WaitGroup); counts every connection's read and write loops
+	wg sync.WaitGroup // no lock (a WaitGroup); counts every connection's read and write loops, and authentications
 }
 
 // New listens on cfg.Addr.
 func New(cfg Config, h Handler, log *slog.Logger) (*Server, error) {
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = 16 << 20
+	}
+	if cfg.AuthTimeout <= 0 {
+		cfg.AuthTimeout = 5 * time.Second
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -73,36 +90,61 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Run accepts world connections until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
 	defer stop()
+	err := s.acceptLoop(ctx)
+	cancel() // ends the authentications under way
+	s.ln.Close()
+	s.shutdown()
+	s.wg.Wait()
+	return err
+}
+
+// acceptLoop accepts connections until ctx ends (nil) or the listener
+// fails (the error).
+func (s *Server) acceptLoop(ctx context.Context) error {
 	for {
 		nc, err := s.ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
-				break
+				return nil
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			s.ln.Close()
-			s.closeCurrent()
-			s.wg.Wait()
 			return fmt.Errorf("accept world connection: %w", err)
 		}
-		s.attach(nc)
+		r := bufio.NewReaderSize(nc, 64<<10)
+		if len(s.cfg.Token) == 0 {
+			s.attach(nc, r)
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if s.authenticate(ctx, nc, r) {
+				s.attach(nc, r)
+			}
+		}()
 	}
-	s.closeCurrent()
-	s.wg.Wait()
-	return nil
 }
 
-// attach makes nc the world connection, replacing (and closing) any
-// previous one: a world that reconnects must not be locked out by a
-// half-dead old socket.
-func (s *Server) attach(nc net.Conn) {
+// attach makes nc, read through r, the world connection, replacing (and
+// closing) any previous one: a world that reconnects must not be locked
+// out by a half-dead old socket. After Run's teardown it closes nc instead.
+func (s *Server) attach(nc net.Conn, r *bufio.Reader) {
+	s.attachMu.Lock()
+	defer s.attachMu.Unlock()
 	c := newConn(nc, s.cfg.MaxPending)
 	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
 	old := s.conn
 	s.conn = c
 	s.mu.Unlock()
@@ -116,24 +158,26 @@ func (s *Server) attach(nc net.Conn) {
 	s.h.WorldUp()
 	s.wg.Add(2)
 	go func() { defer s.wg.Done(); c.writeLoop(s) }()
-	go func() { defer s.wg.Done(); s.readLoop(c) }()
+	go func() { defer s.wg.Done(); s.readLoop(c, r) }()
 }
 
-func (s *Server) closeCurrent() {
+// shutdown closes the current connection and makes attach refuse from now on.
+func (s *Server) shutdown() {
 	s.mu.Lock()
 	c := s.conn
 	s.conn = nil
+	s.stopped = true
 	s.mu.Unlock()
 	if c != nil {
 		c.close()
 	}
 }
 
-// readLoop decodes frames until the connection ends. Bad frames (empty,
-// unknown opcode, wrong length) are logged and dropped; the connection
-// stays open.
-func (s *Server) readLoop(c *conn) {
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+// readLoop decodes frames from r, c's reader, until the connection ends.
+// Bad frames (empty, unknown opcode, wrong length) are logged and dropped;
+// the connection stays open. A LinkAuth is not the sessions' business:
+// after authentication, or with no token configured, it is ignored.
+func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	buf := make([]byte, 0, 1024)
 	var dec proto.Decoder
 	var lastWarn time.Time
@@ -152,6 +196,9 @@ func (s *Server) readLoop(c *conn) {
 				lastWarn = time.Now()
 				s.log.Warn("dropping a bad frame from the world", "len", len(payload), "err", err, "bad_total", s.malformed.Load())
 			}
+			continue
+		}
+		if msg.Op() == proto.OpLinkAuth {
 			continue
 		}
 		s.h.HandleFrame(msg)
@@ -205,9 +252,13 @@ type Stats struct {
 	FramesOut uint64 // frames queued for the world
 	Dropped   uint64 // frames not queued: no world connected, or it was not reading
 	Malformed uint64 // frames read but not decoded (dropped, the connection kept)
+	Refused   uint64 // connections closed for want of the link token
 }
 
 // Stats returns the link's totals since New.
 func (s *Server) Stats() Stats {
-	return Stats{FramesIn: s.framesIn.Load(), FramesOut: s.framesOut.Load(), Dropped: s.dropped.Load(), Malformed: s.malformed.Load()}
+	return Stats{
+		FramesIn: s.framesIn.Load(), FramesOut: s.framesOut.Load(), Dropped: s.dropped.Load(),
+		Malformed: s.malformed.Load(), Refused: s.refused.Load(),
+	}
 }

@@ -64,8 +64,15 @@ func (w tWriter) Write(p []byte) (int, error) {
 
 func startServer(t *testing.T) (*Server, *recorder) {
 	t.Helper()
+	return startServerWith(t, Config{}, testLogger(t))
+}
+
+// startServerWith runs a Server with cfg on a free port of 127.0.0.1.
+func startServerWith(t *testing.T, cfg Config, log *slog.Logger) (*Server, *recorder) {
+	t.Helper()
 	rec := &recorder{}
-	s, err := New(Config{Addr: "127.0.0.1:0"}, rec, testLogger(t))
+	cfg.Addr = "127.0.0.1:0"
+	s, err := New(cfg, rec, log)
 	if err != nil {
 		t.Fatal(err)
 	}

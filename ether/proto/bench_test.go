@@ -22,6 +22,7 @@ var benchMessages = []Message{
 	PlayerResync{User37: 1, PID: 42, PrivateMode: 2},
 	LoginCheck{User37: 1},
 	RefreshAll{},
+	LinkAuth{Token: bytes.Repeat([]byte{'t'}, 32)},
 	UpdateFriendList{Target37: 1, Friend37: 2, Node: 11},
 	UpdateIgnoreList{Target37: 1, Ignores: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
 	MessagePrivate{Recipient37: 1, Sender37: 2, MsgID: 7, Level: 0, Body: bytes.Repeat([]byte{'a'}, 40)},

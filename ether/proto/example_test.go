@@ -17,7 +17,7 @@ func Example_readLoop() {
 	var conn bytes.Buffer // stands in for the world's TCP connection
 	_ = proto.WriteFrame(&conn, proto.WorldRegister{NodeID: 10})
 	_ = proto.WriteFrame(&conn, proto.LoginCheck{User37: 42})
-	conn.Write([]byte{0x00, 0x01, 0x0f}) // opcode 15: not in the table
+	conn.Write([]byte{0x00, 0x01, 0x10}) // opcode 16: not in the table
 	_ = proto.WriteFrame(&conn, &proto.PlayerLogin{User37: 42, PID: 1})
 
 	r := bufio.NewReader(&conn)
@@ -49,8 +49,21 @@ func Example_readLoop() {
 	// Output:
 	// world 10
 	// login check 42
-	// drop: decode inbound: opcode 15: proto: unknown opcode
+	// drop: decode inbound: opcode 16: proto: unknown opcode
 	// login 42 pid 1
+}
+
+// A world dials its ether and presents its link token before anything
+// else; with an empty token (no RS_LINK_TOKEN) WriteLinkAuth writes nothing.
+func ExampleWriteLinkAuth() {
+	var conn bytes.Buffer // stands in for the world's new TCP connection
+	if err := proto.WriteLinkAuth(&conn, "s3cret"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = proto.WriteFrame(&conn, proto.WorldRegister{NodeID: 10})
+	fmt.Printf("% x\n", conn.Bytes())
+	// Output: 00 07 0f 73 33 63 72 65 74 00 02 00 0a
 }
 
 func ExampleAppendFrame() {

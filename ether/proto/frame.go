@@ -22,6 +22,18 @@ func AppendFrame(dst []byte, m Message) ([]byte, error) {
 	return dst, nil
 }
 
+// WriteLinkAuth is how a world opens its link to an ether that may require
+// a link token (RS_LINK_TOKEN): it writes the LinkAuth frame carrying token
+// to w, the new connection, which must happen before any other frame. An
+// empty token writes nothing, so a world without one speaks only the seed's
+// table. A token over MaxPayload-1 bytes is ErrTooLarge.
+func WriteLinkAuth(w io.Writer, token string) error {
+	if token == "" {
+		return nil
+	}
+	return WriteFrame(w, LinkAuth{Token: []byte(token)})
+}
+
 // framePool holds WriteFrame's scratch buffers.
 var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 

@@ -68,6 +68,12 @@ type LoginCheck struct{ User37 uint64 }
 // RefreshAll (14) asks every session to refresh its presence. 1 byte (the opcode).
 type RefreshAll struct{}
 
+// LinkAuth (15) presents the world's link token: token (the rest of the
+// frame). Beyond the seed's table: an ether with RS_LINK_TOKEN set requires
+// it as a connection's first frame, and one without ignores it; see
+// WriteLinkAuth. At least 1 byte.
+type LinkAuth struct{ Token []byte }
+
 func (WorldRegister) Op() Op     { return OpWorldRegister }
 func (PlayerLogin) Op() Op       { return OpPlayerLogin }
 func (PlayerLogout) Op() Op      { return OpPlayerLogout }
@@ -83,6 +89,7 @@ func (PlayerLoadRequest) Op() Op { return OpPlayerLoadRequest }
 func (PlayerResync) Op() Op      { return OpPlayerResync }
 func (LoginCheck) Op() Op        { return OpLoginCheck }
 func (RefreshAll) Op() Op        { return OpRefreshAll }
+func (LinkAuth) Op() Op          { return OpLinkAuth }
 
 func (m WorldRegister) AppendPayload(b []byte) []byte {
 	return append(b, byte(OpWorldRegister), m.NodeID)
@@ -144,6 +151,10 @@ func (m LoginCheck) AppendPayload(b []byte) []byte {
 }
 
 func (RefreshAll) AppendPayload(b []byte) []byte { return append(b, byte(OpRefreshAll)) }
+
+func (m LinkAuth) AppendPayload(b []byte) []byte {
+	return append(append(b, byte(OpLinkAuth)), m.Token...)
+}
 
 // The decode methods take the whole payload, opcode first, whose opcode
 // and length the table has checked, and fill the receiver.
@@ -220,5 +231,10 @@ func (m *LoginCheck) decode(p []byte) (Message, error) {
 }
 
 func (m *RefreshAll) decode(p []byte) (Message, error) {
+	return m, nil
+}
+
+func (m *LinkAuth) decode(p []byte) (Message, error) {
+	m.Token = rest(p, 1)
 	return m, nil
 }

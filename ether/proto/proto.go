@@ -15,7 +15,7 @@
 package proto
 
 // Op is a frame's opcode, the first byte of its payload. Inbound opcodes
-// (world → ether) are 0–14; outbound opcodes (ether → world) are 128–134.
+// (world → ether) are 0–15 (15 is beyond the seed's table); outbound opcodes (ether → world) are 128–134.
 // The opcode table (table.go) says what each one means.
 type Op uint8
 
@@ -36,6 +36,7 @@ const (
 	OpPlayerResync      Op = 12
 	OpLoginCheck        Op = 13
 	OpRefreshAll        Op = 14
+	OpLinkAuth          Op = 15 // beyond the seed's table: the world's link token
 )
 
 // Outbound opcodes (ether → world).

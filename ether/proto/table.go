@@ -10,7 +10,7 @@ import (
 // of every decoder, the messages the package-level decoders allocate and
 // the storage a Decoder keeps. A row left zero is an undefined opcode.
 //
-// To add a message: pick an unused opcode (15–127 inbound, 135–255
+// To add a message: pick an unused opcode (16–127 inbound, 135–255
 // outbound), name it in the Op constants, write its struct with Op,
 // AppendPayload and decode methods next to its direction's others, and add
 // its row here. Nothing else changes.
@@ -31,6 +31,7 @@ var ops = [256]opInfo{
 	OpPlayerResync:      row[PlayerResync]("PlayerResync", toEther, fixed(1+8+2+1)),
 	OpLoginCheck:        row[LoginCheck]("LoginCheck", toEther, fixed(1+8)),
 	OpRefreshAll:        row[RefreshAll]("RefreshAll", toEther, fixed(1)),
+	OpLinkAuth:          row[LinkAuth]("LinkAuth", toEther, atLeast(1)),
 
 	// Outbound: ether → world.
 	OpUpdateFriendList:   row[UpdateFriendList]("UpdateFriendList", toWorld, fixed(1+8+8+1)),

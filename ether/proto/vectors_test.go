@@ -25,6 +25,7 @@ var (
 	_ Message = PlayerResync{}
 	_ Message = LoginCheck{}
 	_ Message = RefreshAll{}
+	_ Message = LinkAuth{}
 	_ Message = UpdateFriendList{}
 	_ Message = UpdateIgnoreList{}
 	_ Message = MessagePrivate{}
@@ -48,6 +49,7 @@ var (
 	_ Message = (*PlayerResync)(nil)
 	_ Message = (*LoginCheck)(nil)
 	_ Message = (*RefreshAll)(nil)
+	_ Message = (*LinkAuth)(nil)
 	_ Message = (*UpdateFriendList)(nil)
 	_ Message = (*UpdateIgnoreList)(nil)
 	_ Message = (*MessagePrivate)(nil)
@@ -153,6 +155,9 @@ var vectors = []vector{
 	{name: "LoginCheck/max", msg: LoginCheck{User37: u64max},
 		payload: hx("0d | ffffffffffffffff")},
 	{name: "RefreshAll", msg: RefreshAll{}, payload: hx("0e")},
+	{name: "LinkAuth", msg: LinkAuth{Token: []byte("s3cret")}, payload: hx("0f | 733363726574")},
+	{name: "LinkAuth/empty", msg: LinkAuth{}, payload: hx("0f")},
+	{name: "LinkAuth/binary", msg: LinkAuth{Token: []byte{0x00, 0xff, 0x0f}}, payload: hx("0f | 00ff0f")},
 
 	// Outbound (ether → world).
 	{name: "UpdateFriendList", msg: UpdateFriendList{Target37: 0x0102030405060708, Friend37: 0x1112131415161718, Node: 11},
@@ -225,6 +230,7 @@ var fixedSizes = map[Op]int{
 var variableHeads = map[Op]int{
 	OpPrivateMessage:     18,
 	OpPlayerSaveRequest:  9,
+	OpLinkAuth:           1,
 	OpUpdateIgnoreList:   11,
 	OpMessagePrivate:     22,
 	OpPlayerLoadResponse: 9,
