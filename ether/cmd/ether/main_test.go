@@ -54,6 +54,7 @@ func TestBinary_VersionAndBadUsage(t *testing.T) {
 		{[]string{"--version"}, 0, buildinfo.DevVersion},
 		{[]string{"version"}, 0, "commit"},
 		{[]string{"help"}, 0, "RS_CLUSTER_HOSTS"},
+		{[]string{"help"}, 0, "-link-token value"},
 		{nil, 2, "usage"},
 		{[]string{"dance"}, 2, "unknown command"},
 		{[]string{"run", "--node-id", "0"}, 2, "node-id"},
