@@ -1,0 +1,119 @@
+package terrain
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+)
+
+// PNGScale is how many pixels wide and high one tile is in WritePNG's image.
+const PNGScale = 2
+
+type rgb struct{ r, g, b int32 }
+
+// palette is a biome's colour per tile kind; snow caps the highest mountains.
+type palette struct {
+	tile [NumTiles]rgb
+	snow rgb
+}
+
+var (
+	resourceColour = rgb{250, 190, 40}
+	spawnColour    = rgb{244, 236, 218}
+	spawnEdge      = rgb{170, 80, 56}
+)
+
+var palettes = [NumBiomes]palette{
+	Grassland: {tile: [NumTiles]rgb{{30, 72, 124}, {66, 132, 176}, {224, 208, 152}, {122, 174, 84},
+		{52, 112, 54}, {146, 152, 96}, {128, 116, 104}}, snow: rgb{212, 216, 224}},
+	Arctic: {tile: [NumTiles]rgb{{30, 60, 102}, {96, 146, 178}, {196, 202, 200}, {226, 233, 241},
+		{66, 98, 86}, {188, 197, 212}, {146, 152, 170}}, snow: rgb{222, 228, 238}},
+	Desert: {tile: [NumTiles]rgb{{28, 82, 124}, {74, 156, 172}, {234, 206, 144}, {204, 166, 106},
+		{112, 142, 68}, {182, 138, 88}, {152, 110, 80}}, snow: rgb{200, 164, 124}},
+	Marshland: {tile: [NumTiles]rgb{{38, 70, 78}, {80, 122, 104}, {172, 162, 122}, {108, 134, 72},
+		{58, 92, 52}, {124, 128, 88}, {112, 106, 96}}, snow: rgb{164, 160, 146}},
+	Tropic: {tile: [NumTiles]rgb{{14, 88, 150}, {40, 172, 192}, {242, 228, 172}, {104, 184, 82},
+		{30, 124, 54}, {124, 154, 82}, {112, 106, 96}}, snow: rgb{156, 148, 134}},
+}
+
+// WritePNG writes a preview of the map: the biome's colours per tile, shaded relief lit
+// from the north-west, water darker with depth, resource nodes in gold and the spawn
+// area as a bordered plaza; PNGScale pixels per tile. Integer arithmetic throughout.
+func (m *Map) WritePNG(w io.Writer) error {
+	img := image.NewNRGBA(image.Rect(0, 0, m.w*PNGScale, m.h*PNGScale))
+	for y := range m.h {
+		for x := range m.w {
+			m.paint(img, x, y, m.colour(x, y))
+		}
+	}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(w, img); err != nil {
+		return fmt.Errorf("encode map png: %w", err)
+	}
+	return nil
+}
+
+// paint fills tile (x, y)'s PNGScale×PNGScale pixels.
+func (m *Map) paint(img *image.NRGBA, x, y int, c rgb) {
+	for py := y * PNGScale; py < (y+1)*PNGScale; py++ {
+		o := img.PixOffset(x*PNGScale, py)
+		for range PNGScale {
+			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = uint8(c.r), uint8(c.g), uint8(c.b), 255
+			o += 4
+		}
+	}
+}
+
+// colour is tile (x, y)'s shaded colour.
+func (m *Map) colour(x, y int) rgb {
+	i := y*m.w + x
+	t, h := m.tiles[i], int32(m.height[i])
+	pal := &palettes[m.biome]
+	switch t {
+	case Resource:
+		return resourceColour
+	case Spawn:
+		if m.spawnEdge(x, y) {
+			return spawnEdge
+		}
+		return spawnColour
+	case DeepWater, ShallowWater:
+		// Deeper is darker: 62.5 % at height 0 up to 100 %.
+		return scale(pal.tile[t], 160+h>>10)
+	}
+	c := pal.tile[t]
+	if t == Mountain && uint16(h) >= m.snowLine {
+		c = pal.snow
+	}
+	return scale(c, 232+h>>11+m.relief(x, y, t))
+}
+
+// relief is the brightness change of tile (x, y) lit from the north-west: slopes that
+// rise toward the south-east face the light. Hills and mountains are drawn steeper.
+func (m *Map) relief(x, y int, t Tile) int32 {
+	nx, ny := max(x-1, 0), max(y-1, 0)
+	diff := int32(m.height[y*m.w+x]) - int32(m.height[ny*m.w+nx])
+	gain := int32(16)
+	if t == Hill || t == Mountain {
+		gain = 40
+	}
+	return max(-110, min(diff*gain/256, 110))
+}
+
+// spawnEdge reports whether spawn tile (x, y) borders a non-spawn tile.
+func (m *Map) spawnEdge(x, y int) bool {
+	for _, d := range orthogonal {
+		if m.Tile(x+d.dx, y+d.dy) != Spawn {
+			return true
+		}
+	}
+	return false
+}
+
+// scale multiplies a colour by f/256, clamped to 0–255.
+func scale(c rgb, f int32) rgb {
+	return rgb{clampByte(c.r * f >> 8), clampByte(c.g * f >> 8), clampByte(c.b * f >> 8)}
+}
+
+func clampByte(v int32) int32 { return max(0, min(v, 255)) }
