@@ -1,0 +1,216 @@
+package etherlink
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corrosion/corrosion/ether/proto"
+)
+
+// ErrRunning is Run's error when the Client is already running.
+var ErrRunning = errors.New("etherlink: Run called twice")
+
+// Client is the world's link to its ether sidecar. Its methods are safe for
+// concurrent use; Send and Drain never block. Lock order: mu is the only
+// lock besides the log limiters', which are never held with it.
+type Client struct {
+	cfg  Config        // immutable after New (defaulted)
+	log  *slog.Logger  // immutable after New
+	in   chan Event    // immutable after New; the inbound queue (a channel: safe)
+	wake chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
+	ran  atomic.Bool   // no lock; set by the first Run
+
+	mu  sync.Mutex
+	up  bool     // guarded by mu; true from the handshake to the loss of a connection
+	out outQueue // guarded by mu
+
+	stats    counters   // atomic, no lock
+	badFrame logLimiter // own lock; malformed inbound frames
+	badSend  logLimiter // own lock; outbound messages too large for a frame
+}
+
+// New makes a Client for cfg; Run connects it. A bad Config is reported by
+// Run (see Config.Validate).
+func New(cfg Config) *Client {
+	cfg = cfg.withDefaults()
+	return &Client{
+		cfg:  cfg,
+		log:  cfg.Logger.With("component", "etherlink", "addr", cfg.Addr),
+		in:   make(chan Event, cfg.InEvents),
+		wake: make(chan struct{}, 1),
+	}
+}
+
+// Up reports whether the link is connected and registered.
+func (c *Client) Up() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.up
+}
+
+// Run keeps the link up until ctx ends: it dials, serves the connection
+// until it is lost, waits (Backoff) and dials again. It returns nil when
+// ctx ends, or at once the Config's error or ErrRunning. Each state change
+// is logged once: connected, lost (with the reason), down (the first
+// failed dial of an outage; the retries are silent).
+func (c *Client) Run(ctx context.Context) error {
+	if err := c.cfg.Validate(); err != nil {
+		return err
+	}
+	if !c.ran.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	var wait time.Duration
+	saidDown := false
+	for {
+		connected, upFor, err := c.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait = c.cfg.Backoff.Next(wait, upFor)
+		switch {
+		case connected:
+			c.log.Warn("ether link lost", "reason", err, "up_for", upFor.Round(time.Millisecond), "retry_in", wait)
+			saidDown = false
+		case !saidDown:
+			c.log.Warn("ether link down; redialling with backoff, quietly until it is up",
+				"err", err, "retry_in", wait, "max_backoff", c.cfg.Backoff.Max)
+			saidDown = true
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// session dials once and, when that works, serves the connection until it
+// ends. It reports whether it connected, how long the connection was up,
+// and why it failed or ended.
+//
+// Order on connect: LinkAuth (when a token is set) and WorldRegister are
+// written before anything else; then the frames queued for the dead
+// connection are dropped (counted) and Send opens; then the writer starts
+// and Connected is queued; only then does the reader start, so every
+// frame of the connection follows its Connected event.
+//
+// Teardown (read error, write error or ctx): Send closes (up = false); the
+// connection is closed, which ends the reader and unblocks the writer; the
+// writer is waited for; Disconnected is queued.
+func (c *Client) session(ctx context.Context) (connected bool, upFor time.Duration, err error) {
+	d := net.Dialer{Timeout: c.cfg.DialTimeout}
+	nc, err := d.DialContext(ctx, "tcp", c.cfg.Addr)
+	if err != nil {
+		return false, 0, fmt.Errorf("dial: %w", err)
+	}
+	cn := newConn(nc)
+	stop := context.AfterFunc(ctx, func() { cn.fail(ctx.Err()) })
+	defer stop()
+	if err := c.handshake(nc); err != nil {
+		cn.fail(err)
+		return false, 0, err
+	}
+	c.mu.Lock()
+	stale := c.dropStaleLocked()
+	c.up = true
+	c.mu.Unlock()
+	started := time.Now()
+	n := c.stats.connects.Add(1)
+	c.log.Info("ether link connected", "node", c.cfg.NodeID, "link_token", len(c.cfg.Token) > 0,
+		"reconnects", n-1, "stale_frames_dropped", stale)
+
+	go c.writeLoop(cn, c.wake)
+	if c.deliver(Event{Kind: Connected}, cn.done) {
+		cn.fail(c.readLoop(cn, bufio.NewReaderSize(nc, 64<<10)))
+	}
+
+	c.mu.Lock()
+	c.up = false
+	c.mu.Unlock()
+	cn.fail(errors.New("closed"))
+	<-cn.writerDone
+	reason := cn.cause()
+	c.deliver(Event{Kind: Disconnected, Err: reason}, ctx.Done())
+	return true, time.Since(started), reason
+}
+
+// handshake writes LinkAuth (when a token is set) and WorldRegister, in
+// one write, before any other frame.
+func (c *Client) handshake(nc net.Conn) error {
+	var b []byte
+	var err error
+	if len(c.cfg.Token) > 0 {
+		if b, err = proto.AppendFrame(b, proto.LinkAuth{Token: c.cfg.Token}); err != nil {
+			return fmt.Errorf("handshake: %w", err)
+		}
+	}
+	b, _ = proto.AppendFrame(b, proto.WorldRegister{NodeID: c.cfg.NodeID}) // 2 bytes: fits
+	_ = nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
+	if _, err := nc.Write(b); err != nil {
+		return fmt.Errorf("handshake: write: %w", err)
+	}
+	return nil
+}
+
+// conn is one connection's teardown state, shared by its reader and writer.
+type conn struct {
+	nc         net.Conn      // immutable after newConn
+	done       chan struct{} // closed by the first fail
+	writerDone chan struct{} // closed when writeLoop returns
+	once       sync.Once
+	err        error // written once by fail before done closes; read after done
+}
+
+func newConn(nc net.Conn) *conn {
+	return &conn{nc: nc, done: make(chan struct{}), writerDone: make(chan struct{})}
+}
+
+// fail ends the connection; the first caller's err is its cause.
+func (cn *conn) fail(err error) {
+	cn.once.Do(func() {
+		cn.err = err
+		close(cn.done)
+		cn.nc.Close()
+	})
+}
+
+// cause is why the connection ended; only after fail.
+func (cn *conn) cause() error {
+	<-cn.done
+	return cn.err
+}
+
+// logEvery is the least time between two log lines of one logLimiter.
+const logEvery = 10 * time.Second
+
+// logLimiter logs at most one line per logEvery and says how many it held
+// back in between.
+type logLimiter struct {
+	mu         sync.Mutex
+	last       time.Time // guarded by mu; when it last logged
+	suppressed int       // guarded by mu; lines held back since
+}
+
+func (l *logLimiter) log(log *slog.Logger, msg string, args ...any) {
+	now := time.Now()
+	l.mu.Lock()
+	if !l.last.IsZero() && now.Sub(l.last) < logEvery {
+		l.suppressed++
+		l.mu.Unlock()
+		return
+	}
+	held := l.suppressed
+	l.last, l.suppressed = now, 0
+	l.mu.Unlock()
+	log.Warn(msg, append(args, "held_back", held)...)
+}

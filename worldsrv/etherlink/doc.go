@@ -1,0 +1,29 @@
+// Package etherlink is the world's one persistent TCP connection to its
+// ether sidecar (127.0.0.1:5000+node): it registers the world on every
+// (re)connect, carries ether/proto frames both ways through two bounded
+// queues so that the engine's tick never blocks on the network, and
+// redials with backoff (1 s → 2 s → 4 s … 30 s) when the link is lost.
+//
+//	engine tick                Client                                  ether
+//	───────────                ──────                                  ─────
+//	Send(m) ──encode──► outQueue (≤ OutFrames/OutBytes; ──► writer ──► TCP ──►
+//	                     full or down: new message dropped,   (one Write per
+//	                     counted, Send returns false)          batch, then waits)
+//
+//	Drain(max, fn) ◄── inbound queue (chan, ≤ InEvents) ◄── reader ◄── TCP ◄──
+//	                    Connected, messages (copied out       (Decoder; bad frame:
+//	                    of the read buffer), Disconnected      counted, skipped;
+//	                                                           queue full: waits)
+//
+// Run's goroutine dials and then is the reader; each connection has one
+// writer goroutine. On connect: LinkAuth (when Config.Token is set) and
+// WorldRegister are written first, the frames still queued for the dead
+// connection are dropped and counted, Send opens, the writer starts, a
+// Connected event is queued, and then the reader starts. Teardown, on a
+// read or write error or when Run's context ends: Send closes, the socket
+// is closed (ending the reader and unblocking the writer), the writer is
+// waited for, and a Disconnected event is queued; then Run backs off and
+// dials again, or returns.
+//
+// worldsrv may import it; it imports ether/proto only.
+package etherlink
