@@ -74,13 +74,12 @@ func parsePHC(s string) (phc, error) {
 	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
 		return phc{}, errBadPHC
 	}
-	var v int
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
+	if parts[2] != fmt.Sprintf("v=%d", argon2.Version) {
 		return phc{}, fmt.Errorf("%w: version %q", errBadPHC, parts[2])
 	}
 	var p Params
 	n, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &p.Memory, &p.Time, &p.Threads)
-	if err != nil || n != 3 || p.Memory < 8*uint32(max(p.Threads, 1)) || p.Memory > maxPHCMemory ||
+	if err != nil || n != 3 || parts[3] != fmt.Sprintf("m=%d,t=%d,p=%d", p.Memory, p.Time, p.Threads) || p.Memory < 8*uint32(max(p.Threads, 1)) || p.Memory > maxPHCMemory ||
 		p.Time < 1 || p.Time > maxPHCTime || p.Threads < 1 {
 		return phc{}, fmt.Errorf("%w: parameters %q", errBadPHC, parts[3])
 	}

@@ -55,17 +55,18 @@ func TestPassword_RefusesBadPHC(t *testing.T) {
 	}
 	parts := strings.Split(good, "$")
 	bad := map[string]string{
-		"empty":        "",
-		"argon2i":      strings.Replace(good, "argon2id", "argon2i", 1),
-		"old version":  strings.Replace(good, "v=19", "v=16", 1),
-		"missing part": strings.Join(parts[:5], "$"),
-		"huge memory":  "$argon2id$v=19$m=4194304,t=1,p=1$" + parts[4] + "$" + parts[5],
-		"zero time":    "$argon2id$v=19$m=64,t=0,p=1$" + parts[4] + "$" + parts[5],
-		"zero threads": "$argon2id$v=19$m=64,t=1,p=0$" + parts[4] + "$" + parts[5],
-		"bad salt":     "$argon2id$v=19$m=64,t=1,p=1$!!$" + parts[5],
-		"short hash":   "$argon2id$v=19$m=64,t=1,p=1$" + parts[4] + "$AAAA",
-		"bcrypt":       "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
-		"plain text":   "hunter2",
+		"empty":         "",
+		"argon2i":       strings.Replace(good, "argon2id", "argon2i", 1),
+		"old version":   strings.Replace(good, "v=19", "v=16", 1),
+		"missing part":  strings.Join(parts[:5], "$"),
+		"huge memory":   "$argon2id$v=19$m=4194304,t=1,p=1$" + parts[4] + "$" + parts[5],
+		"trailing junk": "$argon2id$v=19$m=64,t=1,p=1x$" + parts[4] + "$" + parts[5],
+		"zero time":     "$argon2id$v=19$m=64,t=0,p=1$" + parts[4] + "$" + parts[5],
+		"zero threads":  "$argon2id$v=19$m=64,t=1,p=0$" + parts[4] + "$" + parts[5],
+		"bad salt":      "$argon2id$v=19$m=64,t=1,p=1$!!$" + parts[5],
+		"short hash":    "$argon2id$v=19$m=64,t=1,p=1$" + parts[4] + "$AAAA",
+		"bcrypt":        "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy",
+		"plain text":    "hunter2",
 	}
 	for name, h := range bad {
 		t.Run(name, func(t *testing.T) {

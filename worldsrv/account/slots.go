@@ -53,22 +53,22 @@ func (h *hashSlots) do(ctx context.Context, fn func()) error {
 
 // Stats are the store's hashing counters, for /metrics and /status.
 type Stats struct {
-	HashesInFlight   int64 // argon2id hashes running now
-	PeakHashes       int64 // the most ever running at once (≤ MaxConcurrentHashes)
-	Hashes           int64 // hashes computed (logins, registrations, decoys)
-	Busy             int64 // logins refused with ErrBusy
-	MaxConcurrent    int   // the bound
-	HashSlotWaitTime time.Duration
+	HashesInFlight int64 // argon2id hashes running now
+	PeakHashes     int64 // the most ever running at once (≤ MaxConcurrentHashes)
+	Hashes         int64 // hashes computed (logins, registrations, decoys)
+	Busy           int64 // logins refused with ErrBusy
+	MaxConcurrent  int   // the bound
+	HashSlotWait   time.Duration
 }
 
 // Stats returns the current counters.
 func (s *Store) Stats() Stats {
 	return Stats{
-		HashesInFlight:   s.slots.inFlight.Load(),
-		PeakHashes:       s.slots.peak.Load(),
-		Hashes:           s.slots.hashes.Load(),
-		Busy:             s.slots.busy.Load(),
-		MaxConcurrent:    cap(s.slots.sem),
-		HashSlotWaitTime: s.slots.wait,
+		HashesInFlight: s.slots.inFlight.Load(),
+		PeakHashes:     s.slots.peak.Load(),
+		Hashes:         s.slots.hashes.Load(),
+		Busy:           s.slots.busy.Load(),
+		MaxConcurrent:  cap(s.slots.sem),
+		HashSlotWait:   s.slots.wait,
 	}
 }
