@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
 // Errors Login returns; callers map them to login codes (3 for
@@ -46,8 +48,8 @@ type Options struct {
 
 // Account is one player's account, without its password hash.
 type Account struct {
-	User37      uint64 // the name's name37 value
-	Name        string // lower case, underscores as spaces
+	User37      uint64 // the name's name37 value (proto.EncodeName)
+	Name        string // the name as proto.DecodeName shows it: "Zezima", "Iron Man"
 	CreatedAt   time.Time
 	LastLoginAt time.Time // this login's time
 	Registered  bool      // this login created the account
@@ -98,8 +100,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error)
 // Two concurrent first logins of one name create one account: the other
 // login then checks its password against the winner's.
 func (s *Store) Login(ctx context.Context, name, password string) (Account, error) {
-	user37, canonical, ok := encodeName(name)
-	if !ok {
+	user37, err := proto.EncodeName(name)
+	if err != nil {
 		return Account{}, ErrBadName
 	}
 	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
@@ -112,7 +114,7 @@ func (s *Store) Login(ctx context.Context, name, password string) (Account, erro
 			_, _ = s.verify(ctx, password, s.decoy)
 			return Account{}, ErrBadCredentials
 		}
-		return s.register(ctx, user37, canonical, password)
+		return s.register(ctx, user37, proto.DecodeName(user37), password)
 	}
 	if err != nil {
 		return Account{}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -49,10 +50,10 @@ func TestLogin_RegistersThenLogsIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !first.Registered || first.Name != "zezima" || first.CreatedAt.IsZero() || first.LastLoginAt.IsZero() {
+	if !first.Registered || first.Name != "Zezima" || first.CreatedAt.IsZero() || first.LastLoginAt.IsZero() {
 		t.Fatalf("first login = %+v", first)
 	}
-	if want, _, _ := encodeName("zezima"); first.User37 != want {
+	if want, _ := proto.EncodeName("zezima"); first.User37 != want {
 		t.Fatalf("User37 = %d, want %d", first.User37, want)
 	}
 	var stored string
@@ -92,6 +93,7 @@ func TestLogin_RefusesBadNamesAndPasswords(t *testing.T) {
 		{"leading space", " bob", "pw", ErrBadName},
 		{"trailing underscore", "bob_", "pw", ErrBadName},
 		{"punctuation", "bob!", "pw", ErrBadName},
+		{"non-ASCII", "\u212aat", "pw", ErrBadName}, // the Kelvin sign lower-cases to k outside ASCII
 		{"empty password", "bob", "", ErrBadCredentials},
 		{"21-byte password", "bob", strings.Repeat("x", 21), ErrBadCredentials},
 	}
