@@ -8,7 +8,7 @@ import "slices"
 // Decoder's storage (see Decoder).
 
 // LoginResponse (1) answers Login: code u8; when the code is LoginOK,
-// pid u16 and node u8 follow. 4 bytes on success, else 2.
+// pid u16 and node u8 follow. 5 bytes on success, else 2.
 type LoginResponse struct {
 	Code LoginCode
 	PID  uint16 // the player's id on this world; only with LoginOK
@@ -169,8 +169,8 @@ func (m Nearby) AppendPayload(b []byte) []byte {
 func (m *LoginResponse) decode(p []byte) (WorldMessage, error) {
 	code := LoginCode(p[1])
 	switch {
-	case code == LoginOK && len(p) != 4:
-		return nil, loginLengthError(p, 4)
+	case code == LoginOK && len(p) != 5:
+		return nil, loginLengthError(p, 5)
 	case code != LoginOK && len(p) != 2:
 		return nil, loginLengthError(p, 2)
 	}
