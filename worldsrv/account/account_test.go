@@ -245,3 +245,38 @@ func TestOpen_RefusesUnmigratedDatabase(t *testing.T) {
 		t.Fatalf("Open = %v, want ErrNotMigrated naming 0001_accounts.sql", err)
 	}
 }
+
+// BenchmarkLogin_Parallel is a login storm on one existing account: the
+// logins per second the hashing slots (GOMAXPROCS) allow, database
+// round trips included.
+func BenchmarkLogin_Parallel(b *testing.B) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(b)
+	if _, err := Migrate(ctx, dsn); err != nil {
+		b.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	s, err := Open(ctx, pool, Options{Autoregister: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Login(ctx, "storm", "pw"); err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(8) // more logins waiting than slots
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Login(ctx, "storm", "pw"); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "logins/s")
+	b.ReportMetric(float64(s.Stats().PeakHashes), "peak-hashes")
+}
