@@ -21,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-const wait = 15 * time.Second // deadline for anything that should happen soon
+const wait = 30 * time.Second // deadline for anything that should happen soon (a sidecar restart included)
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 

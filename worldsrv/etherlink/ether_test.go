@@ -1,0 +1,91 @@
+package etherlink_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/worldsrv/etherlink"
+)
+
+// The real sidecar: the client registers, a LoginCheck comes back as a
+// LoginCheckResponse, and a sidecar killed and restarted is a Disconnected,
+// a backed-off redial, a new registration and a Connected.
+func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
+	sc := startSidecar(t)
+	log, lines := recordingLogger(t)
+	c := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Logger: log})
+	expectKind(t, c, etherlink.Connected)
+	sc.waitWorldLink("up")
+	if !c.Send(proto.LoginCheck{User37: 4242}) {
+		t.Fatal("Send LoginCheck on an up link returned false")
+	}
+	awaitMsg(t, c, proto.LoginCheckResponse{User37: 4242, Allowed: true})
+
+	sc.kill()
+	if ev := expectKind(t, c, etherlink.Disconnected); ev.Err == nil {
+		t.Fatal("Disconnected carries no reason")
+	}
+	poll.True(t, wait, "link down", func() bool { return !c.Up() })
+	if c.Send(proto.LoginCheck{User37: 4343}) {
+		t.Fatal("Send while the sidecar is dead returned true")
+	}
+	restarted := time.Now()
+	sc.start()
+	expectKind(t, c, etherlink.Connected)
+	t.Logf("linked again %v after the sidecar's restart began", time.Since(restarted).Round(time.Millisecond))
+	sc.waitWorldLink("up")
+	// 4242's login lock is a lease in NATS, which lived on (10 s): ask
+	// about another player.
+	if !c.Send(proto.LoginCheck{User37: 4343}) {
+		t.Fatal("Send after the reconnect returned false")
+	}
+	awaitMsg(t, c, proto.LoginCheckResponse{User37: 4343, Allowed: true})
+	st := c.Stats()
+	if st.Connects != 2 || st.Reconnects != 1 || st.Dropped.Down != 1 || st.Received < 2 {
+		t.Fatalf("stats %+v: want 2 connects, 1 reconnect, 1 dropped while down", st)
+	}
+	if n := lines.count("ether link connected"); n != 2 {
+		t.Fatalf("%d connected lines, want 2", n)
+	}
+}
+
+// The sidecar decodes the client's WorldRegister on every connection: a
+// world registering as node 11 with sidecar 10 is what ether warns about.
+func TestEther_HearsWorldRegister(t *testing.T) {
+	sc := startSidecar(t)
+	c := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 11})
+	expectKind(t, c, etherlink.Connected)
+	poll.True(t, wait, "ether warns of world node 11", func() bool {
+		return contains(sc.out.String(), "world registered with a node id other than ours") &&
+			contains(sc.out.String(), "world_node=11")
+	})
+}
+
+// With RS_LINK_TOKEN the sidecar accepts a client presenting the token and
+// refuses one presenting another.
+func TestEther_LinkToken(t *testing.T) {
+	sc := startSidecar(t, "RS_LINK_TOKEN=s3cret-token")
+
+	wrong := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Token: []byte("guess")})
+	expectKind(t, wrong, etherlink.Connected)
+	expectKind(t, wrong, etherlink.Disconnected) // the sidecar hangs up
+	poll.True(t, wait, "ether refused the wrong token", func() bool {
+		return contains(sc.out.String(), "refusing a world connection")
+	})
+	if got, err := sc.worldLink(); err != nil || got != "down" {
+		t.Fatalf("world_link %q, %v after a wrong token; want down", got, err)
+	}
+	if contains(sc.out.String(), "guess") || contains(sc.out.String(), "s3cret") {
+		t.Fatal("a token appears in ether's log")
+	}
+
+	right := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Token: []byte("s3cret-token")})
+	expectKind(t, right, etherlink.Connected)
+	sc.waitWorldLink("up")
+	if !right.Send(proto.LoginCheck{User37: 77}) {
+		t.Fatal("Send returned false")
+	}
+	awaitMsg(t, right, proto.LoginCheckResponse{User37: 77, Allowed: true})
+}
