@@ -92,6 +92,9 @@ func (m *Map) buildHeight(p *profile) {
 	}
 }
 
+// perMille is n·pm/1000 without overflowing a 32-bit int.
+func perMille(n, pm int) int { return int(int64(n) * int64(pm) / 1000) }
+
 // histBins is the resolution of the percentile cut-offs: heights and moistures are
 // binned by their top 12 bits.
 const histBins = 4096
@@ -116,11 +119,11 @@ func (m *Map) classifyHeight(p *profile) {
 		hist[v>>4]++
 	}
 	n := len(m.height)
-	deep := cutoff(&hist, n*p.deep/1000)
-	shallow := cutoff(&hist, n*(p.deep+p.shallow)/1000)
-	sand := cutoff(&hist, n*(p.deep+p.shallow+p.sand)/1000)
-	hill := cutoff(&hist, n*(1000-p.hill-p.mountain)/1000)
-	mountain := cutoff(&hist, n*(1000-p.mountain)/1000)
+	deep := cutoff(&hist, perMille(n, p.deep))
+	shallow := cutoff(&hist, perMille(n, p.deep+p.shallow))
+	sand := cutoff(&hist, perMille(n, p.deep+p.shallow+p.sand))
+	hill := cutoff(&hist, perMille(n, 1000-p.hill-p.mountain))
+	mountain := cutoff(&hist, perMille(n, 1000-p.mountain))
 	m.snowLine = uint16(min(mountain<<4+(histBins-mountain)<<2, 65535))
 	for i, v := range m.height {
 		b := int(v >> 4)
@@ -158,9 +161,9 @@ func (m *Map) classifyMoisture(p *profile) {
 			land++
 		}
 	}
-	dunes := cutoff(&hist, land*p.dunes/1000)
-	forest := cutoff(&hist, land*(1000-p.pools-p.forest)/1000)
-	pools := cutoff(&hist, land*(1000-p.pools)/1000)
+	dunes := cutoff(&hist, perMille(land, p.dunes))
+	forest := cutoff(&hist, perMille(land, 1000-p.pools-p.forest))
+	pools := cutoff(&hist, perMille(land, 1000-p.pools))
 	for i, t := range m.tiles {
 		if t != Land {
 			continue

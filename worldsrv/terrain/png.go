@@ -3,6 +3,7 @@ package terrain
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 )
@@ -26,9 +27,9 @@ var (
 
 var palettes = [NumBiomes]palette{
 	Grassland: {tile: [NumTiles]rgb{{30, 72, 124}, {66, 132, 176}, {224, 208, 152}, {122, 174, 84},
-		{52, 112, 54}, {146, 152, 96}, {128, 116, 104}}, snow: rgb{212, 216, 224}},
+		{52, 112, 54}, {146, 152, 96}, {128, 116, 104}}, snow: rgb{184, 190, 204}},
 	Arctic: {tile: [NumTiles]rgb{{30, 60, 102}, {96, 146, 178}, {196, 202, 200}, {226, 233, 241},
-		{66, 98, 86}, {188, 197, 212}, {146, 152, 170}}, snow: rgb{222, 228, 238}},
+		{66, 98, 86}, {188, 197, 212}, {146, 152, 170}}, snow: rgb{196, 204, 220}},
 	Desert: {tile: [NumTiles]rgb{{28, 82, 124}, {74, 156, 172}, {234, 206, 144}, {204, 166, 106},
 		{112, 142, 68}, {182, 138, 88}, {152, 110, 80}}, snow: rgb{200, 164, 124}},
 	Marshland: {tile: [NumTiles]rgb{{38, 70, 78}, {80, 122, 104}, {172, 162, 122}, {108, 134, 72},
@@ -37,14 +38,58 @@ var palettes = [NumBiomes]palette{
 		{30, 124, 54}, {124, 154, 82}, {112, 106, 96}}, snow: rgb{156, 148, 134}},
 }
 
+// The preview is a paletted image (an 8-bit palette encodes several times faster than
+// RGBA and is smaller on the wire): each base colour comes in a range of shades.
+const (
+	waterShades, waterShadeMin, waterShadeStep = 16, 160, 4 // shade factors 160–223 (/256)
+	landShades, landShadeMin, landShadeStep    = 33, 112, 8 // shade factors 112–375 (/256)
+	landBases                                  = 6          // sand, land, forest, hill, mountain, snow
+
+	waterIndex    = 0
+	landIndex     = waterIndex + 2*waterShades
+	resourceIndex = landIndex + landBases*landShades
+	spawnIndex    = resourceIndex + 1
+	spawnEdgeIdx  = resourceIndex + 2
+	paletteLen    = resourceIndex + 3
+)
+
+// colours is the biome's image palette, laid out as the *Index constants say.
+func (p *palette) colours() color.Palette {
+	out := make(color.Palette, 0, paletteLen)
+	for _, t := range []Tile{DeepWater, ShallowWater} {
+		for s := range int32(waterShades) {
+			out = append(out, scale(p.tile[t], waterShadeMin+s*waterShadeStep).nrgba())
+		}
+	}
+	for base := range landBases {
+		c := p.snow
+		if base < landBases-1 {
+			c = p.tile[Sand+Tile(base)]
+		}
+		for s := range int32(landShades) {
+			out = append(out, scale(c, landShadeMin+s*landShadeStep).nrgba())
+		}
+	}
+	return append(out, resourceColour.nrgba(), spawnColour.nrgba(), spawnEdge.nrgba())
+}
+
+func (c rgb) nrgba() color.NRGBA { return color.NRGBA{uint8(c.r), uint8(c.g), uint8(c.b), 255} }
+
 // WritePNG writes a preview of the map: the biome's colours per tile, shaded relief lit
 // from the north-west, water darker with depth, resource nodes in gold and the spawn
 // area as a bordered plaza; PNGScale pixels per tile. Integer arithmetic throughout.
 func (m *Map) WritePNG(w io.Writer) error {
-	img := image.NewNRGBA(image.Rect(0, 0, m.w*PNGScale, m.h*PNGScale))
+	img := image.NewPaletted(image.Rect(0, 0, m.w*PNGScale, m.h*PNGScale), palettes[m.biome].colours())
 	for y := range m.h {
+		row := img.Pix[y*PNGScale*img.Stride:]
 		for x := range m.w {
-			m.paint(img, x, y, m.colour(x, y))
+			c := m.colourIndex(x, y)
+			for k := range PNGScale {
+				row[x*PNGScale+k] = c
+			}
+		}
+		for k := 1; k < PNGScale; k++ {
+			copy(img.Pix[(y*PNGScale+k)*img.Stride:][:img.Stride], row[:img.Stride])
 		}
 	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
@@ -54,39 +99,29 @@ func (m *Map) WritePNG(w io.Writer) error {
 	return nil
 }
 
-// paint fills tile (x, y)'s PNGScale×PNGScale pixels.
-func (m *Map) paint(img *image.NRGBA, x, y int, c rgb) {
-	for py := y * PNGScale; py < (y+1)*PNGScale; py++ {
-		o := img.PixOffset(x*PNGScale, py)
-		for range PNGScale {
-			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = uint8(c.r), uint8(c.g), uint8(c.b), 255
-			o += 4
-		}
-	}
-}
-
-// colour is tile (x, y)'s shaded colour.
-func (m *Map) colour(x, y int) rgb {
+// colourIndex is tile (x, y)'s shaded colour as a palette index.
+func (m *Map) colourIndex(x, y int) uint8 {
 	i := y*m.w + x
 	t, h := m.tiles[i], int32(m.height[i])
-	pal := &palettes[m.biome]
 	switch t {
 	case Resource:
-		return resourceColour
+		return resourceIndex
 	case Spawn:
 		if m.spawnEdge(x, y) {
-			return spawnEdge
+			return spawnEdgeIdx
 		}
-		return spawnColour
+		return spawnIndex
 	case DeepWater, ShallowWater:
-		// Deeper is darker: 62.5 % at height 0 up to 100 %.
-		return scale(pal.tile[t], 160+h>>10)
+		// Deeper is darker: from 62.5 % of the colour at height 0 up to 86 %.
+		return uint8(waterIndex + int32(t)*waterShades + min(h>>10, waterShades-1))
 	}
-	c := pal.tile[t]
+	base := int32(t - Sand)
 	if t == Mountain && uint16(h) >= m.snowLine {
-		c = pal.snow
+		base = landBases - 1
 	}
-	return scale(c, 232+h>>11+m.relief(x, y, t))
+	f := 232 + h>>11 + m.relief(x, y, t)
+	s := max(0, min((f-landShadeMin+landShadeStep/2)/landShadeStep, landShades-1))
+	return uint8(landIndex + base*landShades + s)
 }
 
 // relief is the brightness change of tile (x, y) lit from the north-west: slopes that
