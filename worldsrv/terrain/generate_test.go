@@ -11,10 +11,11 @@ import (
 // TestGenerate_GoldenHashes pins the map of several (seed, biome, size) triples.
 //
 // These hashes are the determinism contract: a world replaced on another machine, or
-// rebuilt with another Go version, must produce exactly these maps. A change to the
-// generator (noise, bands, palettes do not count — PNG is not hashed — but placement,
-// profiles and thresholds do) changes worlds players already know: make it deliberately,
-// say so in the commit message, and only then regenerate these values.
+// rebuilt with another Go version or architecture (GOARCH=386 runs them too), must
+// produce exactly these maps. A change to the generator — noise, profiles, bands,
+// spawn or resource placement — changes worlds players already know (saved positions
+// land elsewhere): make it deliberately, say so in the commit message, and only then
+// regenerate these values. PNG colours and shading are not hashed and do not count.
 func TestGenerate_GoldenHashes(t *testing.T) {
 	cases := []struct {
 		seed  uint64

@@ -53,10 +53,12 @@ func (m *Map) largestRegion() []bool {
 // placeSpawn picks the spawn area's centre among seed-derived tiles of the largest
 // region (the one with the most open land around it) and carves the spawn disc there.
 // The disc contains its centre and is 4-connected, so every spawn tile is walkable and
-// reachable from the region.
+// reachable from the region. When no candidate lies in the region (a tiny map, a region
+// hugging the border), the centre is the region's first tile moved off the border, and
+// a path of land is carved back to that tile.
 func (m *Map) placeSpawn(region []bool) {
 	r := newRNG(m.seed, saltSpawn)
-	centre, bestScore := m.w/2+m.h/2*m.w, -1
+	centre, bestScore := -1, -1
 	found := 0
 	for try := 0; try < spawnCandidates*64 && found < spawnCandidates; try++ {
 		// Keep the disc and its surroundings off the border.
@@ -70,7 +72,51 @@ func (m *Map) placeSpawn(region []bool) {
 			centre, bestScore = y*m.w+x, s
 		}
 	}
-	cx, cy := centre%m.w, centre/m.w
+	if centre < 0 {
+		centre = m.fallbackCentre(region)
+	}
+	m.carveSpawn(centre%m.w, centre/m.w, region)
+}
+
+// fallbackCentre is the first region tile moved at least spawnRadius off the border,
+// joined to that tile by a carved path of land; the map's middle if there is no region.
+func (m *Map) fallbackCentre(region []bool) int {
+	first := -1
+	for i, in := range region {
+		if in {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return m.h/2*m.w + m.w/2
+	}
+	fx, fy := first%m.w, first/m.w
+	cx := clamp(fx, spawnRadius, m.w-1-spawnRadius)
+	cy := clamp(fy, spawnRadius, m.h-1-spawnRadius)
+	for x, y := fx, fy; x != cx || y != cy; {
+		if x != cx {
+			x += sign(cx - x)
+		} else {
+			y += sign(cy - y)
+		}
+		if i := y*m.w + x; !m.tiles[i].Walkable() {
+			m.tiles[i] = Land
+		}
+		region[y*m.w+x] = true
+	}
+	return cy*m.w + cx
+}
+
+func sign(v int) int {
+	if v < 0 {
+		return -1
+	}
+	return 1
+}
+
+// carveSpawn makes the disc around (cx, cy) spawn tiles.
+func (m *Map) carveSpawn(cx, cy int, region []bool) {
 	for dy := -spawnRadius; dy <= spawnRadius; dy++ {
 		for dx := -spawnRadius; dx <= spawnRadius; dx++ {
 			if dx*dx+dy*dy > spawnRadius*spawnRadius+1 {

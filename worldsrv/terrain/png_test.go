@@ -3,6 +3,7 @@ package terrain
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ func TestWritePNG_Previews(t *testing.T) {
 				t.Errorf("png of (%#x, %v) is %d×%d, want %d×%d", seed, b,
 					cfg.Width, cfg.Height, m.Width()*PNGScale, m.Height()*PNGScale)
 			}
+			checkMarkers(t, m, buf.Bytes())
 			name := filepath.Join(dir, fmt.Sprintf("map-%x-%v.png", seed, b))
 			if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
 				t.Fatalf("write %s: %v", name, err)
@@ -50,4 +52,46 @@ func TestWritePNG_Previews(t *testing.T) {
 		}
 	}
 	t.Logf("previews in %s", dir)
+}
+
+// checkMarkers decodes the preview and checks the spawn area and resource nodes are
+// drawn in their own colours, which no terrain shade shares.
+func checkMarkers(t *testing.T, m *Map, data []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	at := func(x, y int) color.NRGBA {
+		return color.NRGBAModel.Convert(img.At(x*PNGScale, y*PNGScale)).(color.NRGBA)
+	}
+	terrain := map[color.NRGBA]bool{}
+	markers := map[color.NRGBA]bool{resourceColour.nrgba(): true, spawnColour.nrgba(): true, spawnEdge.nrgba(): true}
+	resources := 0
+	for y := range m.h {
+		for x := range m.w {
+			c := at(x, y)
+			switch m.Tile(x, y) {
+			case Resource:
+				resources++
+				if c != resourceColour.nrgba() {
+					t.Fatalf("resource at (%d,%d) drawn %v", x, y, c)
+				}
+			case Spawn:
+				if c != spawnColour.nrgba() && c != spawnEdge.nrgba() {
+					t.Fatalf("spawn at (%d,%d) drawn %v", x, y, c)
+				}
+			default:
+				terrain[c] = true
+			}
+		}
+	}
+	for c := range markers {
+		if terrain[c] {
+			t.Errorf("terrain drawn in marker colour %v", c)
+		}
+	}
+	if resources == 0 {
+		t.Error("no resource nodes to see")
+	}
 }

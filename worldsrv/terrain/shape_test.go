@@ -137,3 +137,60 @@ func (m *Map) reachable(p Point) []bool {
 	}
 	return seen
 }
+
+// TestGenerate_SmallMapsKeepTheirPromises: on the smallest maps, where the largest
+// walkable region may lie away from the middle, the spawn area is still walkable and
+// connected, and every resource node is reachable from it.
+func TestGenerate_SmallMapsKeepTheirPromises(t *testing.T) {
+	for _, size := range [][2]int{{MinSize, MinSize}, {17, 23}, {24, 16}, {33, 33}} {
+		for seed := range uint64(40) {
+			for b := range Biome(NumBiomes) {
+				m := Generate(seed, b, size[0], size[1])
+				spawns := m.Spawns()
+				if len(spawns) < MinSpawns {
+					t.Fatalf("%v %d×%d seed %d: %d spawns", b, size[0], size[1], seed, len(spawns))
+				}
+				reach := m.reachable(spawns[0])
+				for _, p := range spawns {
+					if !reach[int(p.Y)*m.w+int(p.X)] {
+						t.Fatalf("%v %d×%d seed %d: spawn %v unreachable", b, size[0], size[1], seed, p)
+					}
+				}
+				for i, tile := range m.tiles {
+					if tile == Resource && !reach[i] {
+						t.Fatalf("%v %d×%d seed %d: resource at (%d,%d) unreachable from the spawn",
+							b, size[0], size[1], seed, i%m.w, i/m.w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPlaceSpawn_RegionInACorner: the only land is a corner no seed-derived candidate
+// can hit; the spawn area must still join it, and resources must be reachable.
+func TestPlaceSpawn_RegionInACorner(t *testing.T) {
+	rows := make([]string, 20)
+	for y := range rows {
+		rows[y] = "~~~~~~~~~~~~~~~~~~~~"
+		if y < 3 {
+			rows[y] = "...~~~~~~~~~~~~~~~~~"
+		}
+	}
+	m, _, _ := drawn(t, rows...)
+	m.seed = 7
+	region := m.largestRegion()
+	m.placeSpawn(region)
+	m.placeResources(region)
+	spawns := m.Spawns()
+	if len(spawns) < MinSpawns {
+		t.Fatalf("%d spawns", len(spawns))
+	}
+	reach := m.reachable(Point{X: 0, Y: 0})
+	for _, p := range spawns {
+		if !reach[int(p.Y)*m.w+int(p.X)] {
+			t.Fatalf("spawn %v not reachable from the corner land", p)
+		}
+	}
+	m.checkResourcesReachable(t, reach)
+}

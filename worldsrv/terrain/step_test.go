@@ -189,3 +189,28 @@ func ExampleMap_Step() {
 	// 2 1
 	// 3 1
 }
+
+// FuzzStep walks on arbitrary 8×8 maps between arbitrary points: every step is one
+// tile onto a walkable tile, and every walk ends (walk fails the test otherwise).
+func FuzzStep(f *testing.F) {
+	f.Add([]byte{3, 3, 6, 0, 3, 3, 6, 1}, uint16(0), uint16(0), uint16(7), uint16(7))
+	f.Add([]byte{6, 6, 6, 6}, uint16(1), uint16(1), uint16(6), uint16(2))
+	f.Add([]byte{}, uint16(9), uint16(0), uint16(0), uint16(0))
+	f.Fuzz(func(t *testing.T, tiles []byte, fx, fy, tx, ty uint16) {
+		m := &Map{w: 8, h: 8, tiles: make([]Tile, 64)}
+		for i := range m.tiles {
+			m.tiles[i] = Land
+			if i < len(tiles) {
+				m.tiles[i] = Tile(tiles[i] % NumTiles)
+			}
+		}
+		from, target := Point{X: fx, Y: fy}, Point{X: tx, Y: ty}
+		if !m.In(int(fx), int(fy)) {
+			if p, ok := m.Step(from, target); ok || p != from {
+				t.Fatalf("Step from off the map = %v, %v", p, ok)
+			}
+			return
+		}
+		walk(t, m, from, target)
+	})
+}
