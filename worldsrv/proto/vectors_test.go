@@ -144,9 +144,9 @@ func nearbyPayload(n int) []byte {
 	p := []byte{0x0b, byte(n >> 8), byte(n)}
 	for i := range n {
 		y := 1000 + i
-		p = append(p, byte(i>>8), byte(i)) // pid
-		p = append(p, byte(i>>24), byte(i>>16), byte(i>>8), byte(i), 0, 0, 0, 0) // name37 = i<<32
-		p = append(p, byte(i>>8), byte(i), byte(y>>8), byte(y))
+		p = append(p, byte(i>>8), byte(i))                                       // pid
+		p = append(p, byte(i>>24), byte(i>>16), byte(i>>8), byte(i), 0, 0, 0, 0) // name37
+		p = append(p, byte(i>>8), byte(i), byte(y>>8), byte(y))                  // x, y
 	}
 	return p
 }
