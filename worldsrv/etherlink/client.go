@@ -58,8 +58,7 @@ func (c *Client) Up() bool {
 // Run keeps the link up until ctx ends: it dials, serves the connection
 // until it is lost, waits (Backoff) and dials again. It returns nil when
 // ctx ends, or at once the Config's error or ErrRunning. Each state change
-// is logged once: connected, lost (with the reason), down (the first
-// failed dial of an outage; the retries are silent).
+// is logged once, never each retry (see stateLog).
 func (c *Client) Run(ctx context.Context) error {
 	if err := c.cfg.Validate(); err != nil {
 		return err
@@ -68,22 +67,14 @@ func (c *Client) Run(ctx context.Context) error {
 		return ErrRunning
 	}
 	var wait time.Duration
-	saidDown := false
+	states := stateLog{log: c.log, maxBackoff: c.cfg.Backoff.Max}
 	for {
-		connected, upFor, err := c.session(ctx)
+		connected, upFor, err := c.session(ctx, &states)
 		if ctx.Err() != nil {
 			return nil
 		}
 		wait = c.cfg.Backoff.Next(wait, upFor)
-		switch {
-		case connected:
-			c.log.Warn("ether link lost", "reason", err, "up_for", upFor.Round(time.Millisecond), "retry_in", wait)
-			saidDown = false
-		case !saidDown:
-			c.log.Warn("ether link down; redialling with backoff, quietly until it is up",
-				"err", err, "retry_in", wait, "max_backoff", c.cfg.Backoff.Max)
-			saidDown = true
-		}
+		states.ended(connected, upFor, err, wait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -107,7 +98,7 @@ func (c *Client) Run(ctx context.Context) error {
 // Teardown (read error, write error or ctx): Send closes (up = false); the
 // connection is closed, which ends the reader and unblocks the writer; the
 // writer is waited for; Disconnected is queued.
-func (c *Client) session(ctx context.Context) (connected bool, upFor time.Duration, err error) {
+func (c *Client) session(ctx context.Context, states *stateLog) (connected bool, upFor time.Duration, err error) {
 	d := net.Dialer{Timeout: c.cfg.DialTimeout}
 	nc, err := d.DialContext(ctx, "tcp", c.cfg.Addr)
 	if err != nil {
@@ -126,8 +117,10 @@ func (c *Client) session(ctx context.Context) (connected bool, upFor time.Durati
 	c.mu.Unlock()
 	started := time.Now()
 	n := c.stats.connects.Add(1)
-	c.log.Info("ether link connected", "node", c.cfg.NodeID, "link_token", len(c.cfg.Token) > 0,
-		"reconnects", n-1, "stale_frames_dropped", stale)
+	// Logs now (or, while the link flaps, once it has lasted) and, deferred,
+	// cancels a log line still pending when the connection ends.
+	defer states.connected("node", c.cfg.NodeID, "link_token", len(c.cfg.Token) > 0,
+		"reconnects", n-1, "stale_frames_dropped", stale)()
 
 	go c.writeLoop(cn, c.wake)
 	if c.deliver(Event{Kind: Connected}, cn.done) {
@@ -188,29 +181,4 @@ func (cn *conn) fail(err error) {
 func (cn *conn) cause() error {
 	<-cn.done
 	return cn.err
-}
-
-// logEvery is the least time between two log lines of one logLimiter.
-const logEvery = 10 * time.Second
-
-// logLimiter logs at most one line per logEvery and says how many it held
-// back in between.
-type logLimiter struct {
-	mu         sync.Mutex
-	last       time.Time // guarded by mu; when it last logged
-	suppressed int       // guarded by mu; lines held back since
-}
-
-func (l *logLimiter) log(log *slog.Logger, msg string, args ...any) {
-	now := time.Now()
-	l.mu.Lock()
-	if !l.last.IsZero() && now.Sub(l.last) < logEvery {
-		l.suppressed++
-		l.mu.Unlock()
-		return
-	}
-	held := l.suppressed
-	l.last, l.suppressed = now, 0
-	l.mu.Unlock()
-	log.Warn(msg, append(args, "held_back", held)...)
 }

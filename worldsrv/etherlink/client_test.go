@@ -1,6 +1,7 @@
 package etherlink_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -270,6 +271,9 @@ func TestClient_Logs_EachStateChangeOnceNeverPerRetry(t *testing.T) {
 	p.reopen()
 	p.accept()
 	expectKind(t, c, etherlink.Connected)
+	// The first connection lasted a moment: the link flapped, so the new
+	// one is logged once it has lasted a second.
+	poll.True(t, wait, "the reconnect logged", func() bool { return lines.count("ether link connected") == 2 })
 	for _, tt := range []struct {
 		msg  string
 		want int
@@ -277,5 +281,32 @@ func TestClient_Logs_EachStateChangeOnceNeverPerRetry(t *testing.T) {
 		if got := lines.count(tt.msg); got != tt.want {
 			t.Errorf("%q logged %d times, want %d", tt.msg, got, tt.want)
 		}
+	}
+}
+
+func TestClient_Logs_ConnectionsRefusedAtOnceAreNotLoggedEachRetry(t *testing.T) {
+	p := newPeer(t)
+	log, lines := recordingLogger(t)
+	fast := etherlink.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Stable: time.Minute}
+	c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, Token: []byte("wrong"), Backoff: fast, Logger: log})
+	refused := make(chan struct{})
+	go func() { // a sidecar refusing the token: it reads the first frame and hangs up
+		for {
+			select {
+			case nc := <-p.conns:
+				_, _ = proto.ReadFrame(bufio.NewReader(nc), nil)
+				nc.Close()
+			case <-refused:
+				return
+			}
+		}
+	}()
+	defer close(refused)
+	poll.True(t, wait, "ten connections refused", func() bool { return c.Stats().Connects >= 10 })
+	if n, l := lines.count("ether link connected"), lines.count("ether link lost right after connecting"); n != 1 || l != 1 {
+		t.Fatalf("%d connected and %d lost lines for 10 refused connections, want 1 and 1", n, l)
+	}
+	if n := lines.count("link token"); n < 1 {
+		t.Fatal("no line suggests the link token")
 	}
 }
