@@ -8,7 +8,8 @@ import (
 	"io"
 )
 
-// PNGScale is how many pixels wide and high one tile is in WritePNG's image.
+// PNGScale is how many pixels wide and high one tile is in WritePNG's image (at least
+// 2: a resource node's lower-right pixel is its shadow).
 const PNGScale = 2
 
 type rgb struct{ r, g, b int32 }
@@ -21,6 +22,7 @@ type palette struct {
 
 var (
 	resourceColour = rgb{250, 190, 40}
+	resourceShadow = rgb{92, 58, 20} // the lower-right pixel of a node, so it shows on sand too
 	spawnColour    = rgb{244, 236, 218}
 	spawnEdge      = rgb{170, 80, 56}
 )
@@ -50,7 +52,8 @@ const (
 	resourceIndex = landIndex + landBases*landShades
 	spawnIndex    = resourceIndex + 1
 	spawnEdgeIdx  = resourceIndex + 2
-	paletteLen    = resourceIndex + 3
+	shadowIndex   = resourceIndex + 3
+	paletteLen    = resourceIndex + 4
 )
 
 // colours is the biome's image palette, laid out as the *Index constants say.
@@ -70,14 +73,15 @@ func (p *palette) colours() color.Palette {
 			out = append(out, scale(c, landShadeMin+s*landShadeStep).nrgba())
 		}
 	}
-	return append(out, resourceColour.nrgba(), spawnColour.nrgba(), spawnEdge.nrgba())
+	return append(out, resourceColour.nrgba(), spawnColour.nrgba(), spawnEdge.nrgba(), resourceShadow.nrgba())
 }
 
 func (c rgb) nrgba() color.NRGBA { return color.NRGBA{uint8(c.r), uint8(c.g), uint8(c.b), 255} }
 
 // WritePNG writes a preview of the map: the biome's colours per tile, shaded relief lit
-// from the north-west, water darker with depth, resource nodes in gold and the spawn
-// area as a bordered plaza; PNGScale pixels per tile. Integer arithmetic throughout.
+// from the north-west, water darker with depth, resource nodes as gold dots with a
+// shadow and the spawn area as a bordered plaza; PNGScale pixels per tile. Integer
+// arithmetic throughout.
 func (m *Map) WritePNG(w io.Writer) error {
 	img := image.NewPaletted(image.Rect(0, 0, m.w*PNGScale, m.h*PNGScale), palettes[m.biome].colours())
 	for y := range m.h {
@@ -91,12 +95,23 @@ func (m *Map) WritePNG(w io.Writer) error {
 		for k := 1; k < PNGScale; k++ {
 			copy(img.Pix[(y*PNGScale+k)*img.Stride:][:img.Stride], row[:img.Stride])
 		}
+		m.shadeResources(img, y)
 	}
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(w, img); err != nil {
 		return fmt.Errorf("encode map png: %w", err)
 	}
 	return nil
+}
+
+// shadeResources gives the resource nodes of row y a shadowed lower-right pixel.
+func (m *Map) shadeResources(img *image.Paletted, y int) {
+	bottom := img.Pix[((y+1)*PNGScale-1)*img.Stride:]
+	for x, t := range m.tiles[y*m.w : (y+1)*m.w] {
+		if t == Resource {
+			bottom[(x+1)*PNGScale-1] = shadowIndex
+		}
+	}
 }
 
 // colourIndex is tile (x, y)'s shaded colour as a palette index.

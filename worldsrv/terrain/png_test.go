@@ -66,7 +66,7 @@ func checkMarkers(t *testing.T, m *Map, data []byte) {
 		return color.NRGBAModel.Convert(img.At(x*PNGScale, y*PNGScale)).(color.NRGBA)
 	}
 	terrain := map[color.NRGBA]bool{}
-	markers := map[color.NRGBA]bool{resourceColour.nrgba(): true, spawnColour.nrgba(): true, spawnEdge.nrgba(): true}
+	markers := map[color.NRGBA]bool{resourceColour.nrgba(): true, spawnColour.nrgba(): true, spawnEdge.nrgba(): true, resourceShadow.nrgba(): true}
 	resources := 0
 	for y := range m.h {
 		for x := range m.w {
