@@ -220,4 +220,3 @@ func (s *Server) exec(kind, addr, line string) Reply {
 // Tracked is the number of addresses the failed-login limiter holds (for
 // tests and metrics).
 func (s *Server) Tracked() int { return s.limit.tracked() }
-
