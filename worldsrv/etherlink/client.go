@@ -27,9 +27,9 @@ type Client struct {
 	wake chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
 	ran  atomic.Bool   // no lock; set by the first Run
 
-	mu  sync.Mutex
-	up  bool     // guarded by mu; true from the handshake to the loss of a connection
-	out outQueue // guarded by mu
+	mu  sync.Mutex // guards up and out; never held across I/O or a callback
+	up  bool       // guarded by mu; true from the handshake to the loss of a connection
+	out outQueue   // guarded by mu
 
 	stats    counters   // atomic, no lock
 	badFrame logLimiter // own lock; malformed inbound frames
@@ -160,8 +160,8 @@ type conn struct {
 	nc         net.Conn      // immutable after newConn
 	done       chan struct{} // closed by the first fail
 	writerDone chan struct{} // closed when writeLoop returns
-	once       sync.Once
-	err        error // written once by fail before done closes; read after done
+	once       sync.Once     // makes fail's first call the only one
+	err        error         // written once by fail before done closes; read after done
 }
 
 func newConn(nc net.Conn) *conn {

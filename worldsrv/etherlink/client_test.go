@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -277,7 +278,7 @@ func TestClient_Logs_EachStateChangeOnceNeverPerRetry(t *testing.T) {
 	for _, tt := range []struct {
 		msg  string
 		want int
-	}{{"ether link connected", 2}, {"ether link lost", 1}, {"ether link down", 1}} {
+	}{{"ether link connected", 2}, {"closed by the sidecar", 1}, {"ether link down", 1}} {
 		if got := lines.count(tt.msg); got != tt.want {
 			t.Errorf("%q logged %d times, want %d", tt.msg, got, tt.want)
 		}
@@ -303,10 +304,29 @@ func TestClient_Logs_ConnectionsRefusedAtOnceAreNotLoggedEachRetry(t *testing.T)
 	}()
 	defer close(refused)
 	poll.True(t, wait, "ten connections refused", func() bool { return c.Stats().Connects >= 10 })
-	if n, l := lines.count("ether link connected"), lines.count("ether link lost right after connecting"); n != 1 || l != 1 {
+	if n, l := lines.count("ether link connected"), lines.count("closed by the sidecar right after connecting"); n != 1 || l != 1 {
 		t.Fatalf("%d connected and %d lost lines for 10 refused connections, want 1 and 1", n, l)
 	}
 	if n := lines.count("link token"); n < 1 {
 		t.Fatal("no line suggests the link token")
+	}
+}
+
+func TestClient_WriteThatMakesNoProgress_EndsTheConnection(t *testing.T) {
+	p := newPeer(t)
+	c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, WriteTimeout: 300 * time.Millisecond, Backoff: fastBackoff})
+	p.accept() // and never read
+	expectKind(t, c, etherlink.Connected)
+	for i := 0; c.Stats().Dropped.Full == 0; i++ { // fill the socket buffers and the queue
+		c.Send(bigPM(i))
+	}
+	ev := expectKind(t, c, etherlink.Disconnected)
+	if !errors.Is(ev.Err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Disconnected for %v, want the write deadline", ev.Err)
+	}
+	p.accept()
+	expectKind(t, c, etherlink.Connected)
+	if st := c.Stats(); st.Dropped.Stale == 0 || st.OutQueue != 0 {
+		t.Fatalf("stats %+v: the frames of the hung connection must be dropped as stale", st)
 	}
 }

@@ -22,8 +22,9 @@
 // Connected event is queued, and then the reader starts. Teardown, on a
 // read or write error or when Run's context ends: Send closes, the socket
 // is closed (ending the reader and unblocking the writer), the writer is
-// waited for, and a Disconnected event is queued; then Run backs off and
-// dials again, or returns.
+// waited for, and a Disconnected event is queued (waiting, like the
+// reader, for room in the inbound queue); then Run backs off and dials
+// again, or returns.
 //
 // worldsrv may import it; it imports ether/proto only.
 package etherlink

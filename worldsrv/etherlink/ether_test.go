@@ -52,15 +52,23 @@ func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
 }
 
 // The sidecar decodes the client's WorldRegister on every connection: a
-// world registering as node 11 with sidecar 10 is what ether warns about.
-func TestEther_HearsWorldRegister(t *testing.T) {
+// world registering as node 11 with sidecar 10 is what ether warns about,
+// and a restarted sidecar (a new process, a new log) hears it again.
+func TestEther_HearsWorldRegisterOnEveryConnection(t *testing.T) {
 	sc := startSidecar(t)
 	c := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 11})
-	expectKind(t, c, etherlink.Connected)
-	poll.True(t, wait, "ether warns of world node 11", func() bool {
-		return contains(sc.out.String(), "world registered with a node id other than ours") &&
-			contains(sc.out.String(), "world_node=11")
-	})
+	for i := range 2 {
+		expectKind(t, c, etherlink.Connected)
+		poll.True(t, wait, "ether warns of world node 11", func() bool {
+			return contains(sc.out.String(), "world registered with a node id other than ours") &&
+				contains(sc.out.String(), "world_node=11")
+		})
+		if i == 0 {
+			sc.kill()
+			expectKind(t, c, etherlink.Disconnected)
+			sc.start()
+		}
+	}
 }
 
 // With RS_LINK_TOKEN the sidecar accepts a client presenting the token and

@@ -1,8 +1,11 @@
 package etherlink
 
 import (
+	"errors"
+	"io"
 	"log/slog"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -10,11 +13,17 @@ import (
 // a refusal (a wrong or missing link token), not a working link.
 const flapWindow = time.Second
 
+// closedByPeer reports whether a connection ended because the sidecar
+// closed it (rather than a write timeout or our own shutdown).
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // stateLog logs the link's state changes, each once, never each retry:
 //
 //	connected  when a connection opens (while the link flaps: only once it
 //	           has lasted flapWindow)
-//	lost       when it ends, with the reason; one closed within flapWindow
+//	lost       when it ends, with the reason; one the sidecar closed within flapWindow
 //	           says it may be a refusal, and the flaps after it are silent
 //	           until a connection lasts
 //	down       at the first failed dial of an outage (or after a flap);
@@ -46,11 +55,11 @@ func (s *stateLog) connected(args ...any) (ended func()) {
 func (s *stateLog) ended(connected bool, upFor time.Duration, err error, retryIn time.Duration) {
 	up := upFor.Round(time.Millisecond)
 	switch {
-	case connected && upFor >= flapWindow:
+	case connected && (upFor >= flapWindow || !closedByPeer(err)):
 		s.log.Warn("ether link lost", "reason", err, "up_for", up, "retry_in", retryIn)
 		s.saidDown, s.flapping = false, false
 	case connected && !s.flapping:
-		s.log.Warn("ether link lost right after connecting (a sidecar refusing our link token does this); quiet until a connection lasts",
+		s.log.Warn("ether link closed by the sidecar right after connecting (a sidecar refusing our link token does this); quiet until a connection lasts",
 			"reason", err, "up_for", up, "retry_in", retryIn, "max_backoff", s.maxBackoff)
 		s.saidDown, s.flapping = false, true
 	case connected:
