@@ -1,0 +1,99 @@
+package proto
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The hex examples in docs/world-protocol.md are real frames: each decodes
+// to the message its comment names, in its direction.
+func TestDocs_HexExamplesDecode(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/world-protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A frame line: an optional "client →", "world  →" or "|" lead, then
+	// hex groups (the length first), then the message's name.
+	line := regexp.MustCompile(`(?m)^(client →|world  →|       \||)\s*((?:[0-9a-f]{2,16}(?:[ |]+|$))+)\s*([A-Za-z]+)?`)
+	want := []struct{ dir, name string }{
+		{"client", "Login"},
+		{"world", "LoginResponse"}, {"world", "MapInfo"}, {"world", "Position"},
+		{"world", "ChatSettingsNow"}, {"world", "FriendStatus"}, {"world", "IgnoreList"},
+		{"world", "FriendListLoaded"},
+		{"world", "Nearby"},
+	}
+	var got []string
+	dir := "world"
+	for _, m := range line.FindAllStringSubmatch(string(doc), -1) {
+		hexText := strings.TrimSpace(m[2])
+		if !strings.HasPrefix(hexText, "00") || len(strings.Fields(hexText)) < 2 {
+			continue // not a frame (a value table, a tile layout)
+		}
+		if strings.HasPrefix(m[1], "client") {
+			dir = "client"
+		} else if m[1] != "" {
+			dir = "world"
+		}
+		p, err := DecodeFrame(hx(hexText))
+		if err != nil {
+			t.Errorf("%q: %v", hexText, err)
+			continue
+		}
+		var name string
+		if dir == "client" {
+			msg, err := DecodeClient(p)
+			if err != nil {
+				t.Errorf("%q: %v", hexText, err)
+				continue
+			}
+			name = msg.Op().String()
+		} else {
+			msg, err := DecodeWorld(p)
+			if err != nil {
+				t.Errorf("%q: %v", hexText, err)
+				continue
+			}
+			name = msg.Op().String()
+		}
+		got = append(got, dir+" "+name)
+	}
+	var wantS []string
+	for _, w := range want {
+		wantS = append(wantS, w.dir+" "+w.name)
+	}
+	if strings.Join(got, ", ") != strings.Join(wantS, ", ") {
+		t.Errorf("the document's frames decode as\n%v\nwant\n%v", got, wantS)
+	}
+}
+
+// The document's name37 values are what EncodeName computes.
+func TestDocs_Name37Values(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/world-protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"zezima":   "v = 49017391 × 37 +  1 = %d ",
+		"iron_man": "`iron_man` = %d ",
+		"bob":      "`bob` = %d,",
+		"a b":      "`a b` = `a_b` = %d,",
+		"1abc":     "`1abc` = %d.",
+		"ab":       "`ab` = %d,",
+		"a":        "`a` = %d,",
+	} {
+		v, err := EncodeName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(text, v); !strings.Contains(string(doc), want) {
+			t.Errorf("the document does not say %q", want)
+		}
+	}
+	if !strings.Contains(string(doc), fmt.Sprintf("37¹² − 1 =\n%d", MaxName37)) &&
+		!strings.Contains(string(doc), fmt.Sprintf("%d", MaxName37)) {
+		t.Errorf("the document does not give the largest value %d", MaxName37)
+	}
+}
