@@ -92,8 +92,7 @@ func TestDocs_Name37Values(t *testing.T) {
 			t.Errorf("the document does not say %q", want)
 		}
 	}
-	if !strings.Contains(string(doc), fmt.Sprintf("37¹² − 1 =\n%d", MaxName37)) &&
-		!strings.Contains(string(doc), fmt.Sprintf("%d", MaxName37)) {
+	if !strings.Contains(string(doc), fmt.Sprint(MaxName37)) {
 		t.Errorf("the document does not give the largest value %d", MaxName37)
 	}
 }
