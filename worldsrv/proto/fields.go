@@ -57,10 +57,10 @@ func appendStr8(b []byte, s string) []byte {
 	return append(append(b, byte(len(s))), s...)
 }
 
-// cutUTF8 returns the largest n ≤ max such that s[:n] does not end inside
+// cutUTF8 returns the largest n ≤ limit such that s[:n] does not end inside
 // a UTF-8 character.
-func cutUTF8(s string, max int) int {
-	n := max
+func cutUTF8(s string, limit int) int {
+	n := limit
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
