@@ -75,7 +75,7 @@ func (s *Supervisor) spawn() (*run, error) {
 	cmd.Env = s.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	setProcAttrs(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := s.startCmd(cmd); err != nil {
 		return nil, err
 	}
 	id, err := identify(cmd.Process.Pid)

@@ -30,6 +30,9 @@
 // truncation, skipping unread output while throttled) and a lineSplitter
 // (linesplit.go: carry, the 64 KiB cap); console.go throttles, keeps the
 // backlog and forwards, and writes down the package's lock order.
+// diewithparent.go binds a child to its parent's lifetime (an option the
+// agent never sets; worldsrv's sidecar does), and exports.go re-exports the
+// config and wire types of this API for programs other than the agent.
 package supervise
 
 import (
@@ -93,6 +96,11 @@ type Options struct {
 	// StdinTimeout bounds a Send to a game that does not read its input
 	// (0: 2 s).
 	StdinTimeout time.Duration
+	// DieWithParent binds the child to this process: it is killed when
+	// this process ends in any way, kill -9 included on Linux
+	// (diewithparent.go). Off by default, and never set by the agent,
+	// whose games outlive it.
+	DieWithParent bool
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
@@ -110,6 +118,9 @@ type Supervisor struct {
 	// stdinTimeout bounds a write to a game that does not read its stdin;
 	// immutable after New.
 	stdinTimeout time.Duration
+	// dieWithParent starts children bound to this process's lifetime;
+	// immutable after New.
+	dieWithParent bool
 
 	// sendMu orders the lines written to stdin; it is taken before mu,
 	// never while holding mu.
@@ -154,6 +165,8 @@ func New(opts Options) (*Supervisor, error) {
 		env:          gameEnviron(cfg),
 		stdinTimeout: opts.StdinTimeout,
 	}
+	s.dieWithParent = opts.DieWithParent
+	s.warnUnbound()
 	if s.clock == nil {
 		s.clock = realClock{}
 	}

@@ -1,0 +1,43 @@
+package supervise
+
+import (
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// The supervisor's API is written in types of agent/config (the instance
+// to run) and agent/wire (states and console lines). They are re-exported
+// here, as aliases, so a program other than the agent that supervises a
+// process with this package — worldsrv and its ether sidecar — depends on
+// the supervisor alone: DESIGN.md section 2 lets worldsrv import
+// agent/supervise and no other agent package.
+type (
+	Instance    = config.Instance
+	State       = wire.State
+	StateEvent  = wire.StateEvent
+	ConsoleLine = wire.ConsoleLine
+)
+
+// States of a supervised process (see the package doc's diagram).
+const (
+	StateStopped  = wire.StateStopped
+	StateStarting = wire.StateStarting
+	StateRunning  = wire.StateRunning
+	StateStopping = wire.StateStopping
+	StateCrashed  = wire.StateCrashed
+)
+
+// Console streams: the child's stdout and stderr, and the supervisor's own
+// notices.
+const (
+	StreamStdout = wire.StreamStdout
+	StreamStderr = wire.StreamStderr
+	StreamNotice = wire.StreamAgent
+)
+
+// Restart policies (Policy.Restart).
+const (
+	RestartNever   = config.RestartNever
+	RestartOnCrash = config.RestartOnCrash
+	RestartAlways  = config.RestartAlways
+)
