@@ -104,23 +104,28 @@ func webPassword(r *http.Request) string {
 	return p
 }
 
-// webSession answers command frames until the client leaves, idles out,
-// sends a frame over the cap, or the server closes.
+// webSession answers command frames until the client leaves, idles out
+// (closed with 1001 "idle timeout"), sends a frame over the cap (1009), or
+// the server closes.
 func (s *Server) webSession(ws *websocket.Conn, addr string) {
+	idle := time.AfterFunc(s.cfg.IdleTimeout, func() {
+		s.log.Info("webrcon session closed: idle", "addr", addr)
+		_ = ws.Close(websocket.StatusGoingAway, "idle timeout")
+	})
+	defer idle.Stop()
 	for {
-		ctx, cancel := context.WithTimeout(s.life, s.cfg.IdleTimeout)
-		typ, data, err := ws.Read(ctx)
-		cancel()
+		typ, data, err := ws.Read(s.life)
 		if err != nil {
 			s.log.Debug("webrcon session ended", "addr", addr, "err", err)
-			_ = ws.Close(websocket.StatusNormalClosure, "")
 			return
 		}
+		idle.Stop()
 		reply := s.webAnswer(typ, data, addr)
 		if err := s.webWrite(ws, reply); err != nil {
 			s.log.Debug("webrcon write failed", "addr", addr, "err", err)
 			return
 		}
+		idle.Reset(s.cfg.IdleTimeout)
 	}
 }
 
