@@ -1,7 +1,7 @@
 package admin
 
 import (
-	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -156,12 +156,18 @@ func (l *limiter) makeRoomLocked(now time.Time) {
 	delete(l.entries, oldest)
 }
 
-// hostOf is the IP of a "host:port" remote address (the port changes with
-// every connection, so it is not part of the key).
+// hostOf is the limiter's key for a "host:port" remote address: the IP
+// (the port changes with every connection), and for IPv6 its /64, since
+// one host commonly holds a whole /64.
 func hostOf(addr string) string {
-	host, _, err := net.SplitHostPort(addr)
+	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		return addr
 	}
-	return host
+	ip := ap.Addr().Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.Prefix(64) // cannot fail for an IPv6 address
+	return p.String()
 }

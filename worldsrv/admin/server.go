@@ -208,9 +208,9 @@ func (s *Server) authenticate(kind, addr, given string) (authOutcome, time.Durat
 }
 
 // exec runs one command line for a session, bounded by CommandTimeout and
-// cut short by Close.
-func (s *Server) exec(kind, addr, line string) Reply {
-	ctx, cancel := context.WithTimeout(s.life, s.cfg.CommandTimeout)
+// cut short when ctx (the session's life) ends.
+func (s *Server) exec(ctx context.Context, kind, addr, line string) Reply {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CommandTimeout)
 	defer cancel()
 	r := Exec(ctx, s.cfg.Console, line)
 	s.log.Info("rcon command", "kind", kind, "addr", addr, "command", clip(line, 120), "failed", r.Failed)

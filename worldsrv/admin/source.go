@@ -62,7 +62,7 @@ func (s *Server) startSource(ctx context.Context, nc net.Conn) {
 		defer s.end(ss)
 		stop := context.AfterFunc(ctx, func() { _ = nc.Close() })
 		defer stop()
-		sc := &sourceConn{s: s, nc: nc, pr: newPacketReader(nc), addr: addr, started: time.Now()}
+		sc := &sourceConn{s: s, ctx: ctx, nc: nc, pr: newPacketReader(nc), addr: addr, started: time.Now()}
 		sc.serve()
 	}()
 }
@@ -70,6 +70,7 @@ func (s *Server) startSource(ctx context.Context, nc net.Conn) {
 // sourceConn is one Source RCON connection, served by one goroutine.
 type sourceConn struct {
 	s       *Server
+	ctx     context.Context // ServeSource's: ends with it and with Close
 	nc      net.Conn
 	pr      *packetReader
 	addr    string
@@ -134,7 +135,7 @@ func (c *sourceConn) handle(p packet) bool {
 		c.s.log.Info("source rcon connection closed: packet before auth", "addr", c.addr, "type", p.typ)
 		return false
 	case p.typ == typeExecCommand:
-		r := c.s.exec(kindSource, c.addr, string(p.body))
+		r := c.s.exec(c.ctx, kindSource, c.addr, string(p.body))
 		c.wbuf = appendReply(c.wbuf, p.id, strings.ReplaceAll(r.Text, "\x00", " "))
 		return true
 	case p.typ == typeResponseValue:

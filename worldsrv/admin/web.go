@@ -139,7 +139,7 @@ func (s *Server) webAnswer(typ websocket.MessageType, data []byte, addr string) 
 	if err := json.Unmarshal(data, &req); err != nil {
 		return webReply{Message: `bad request: want JSON {"Identifier": <int>, "Message": "<command>", "Name": "<client>"}`, Type: webTypeError}
 	}
-	r := s.exec(kindWeb, addr, req.Message)
+	r := s.exec(s.life, kindWeb, addr, req.Message)
 	out := webReply{Message: r.Text, Identifier: req.Identifier, Type: webTypeGeneric}
 	if r.Failed {
 		out.Type = webTypeError
