@@ -54,7 +54,7 @@ func (s *Server) startSource(ctx context.Context, nc net.Conn) {
 	addr := nc.RemoteAddr().String()
 	ss, ok := s.begin(func() { _ = nc.Close() })
 	if !ok {
-		s.log.Warn("source rcon connection refused: session cap reached", "addr", addr, "cap", s.cfg.MaxConns)
+		s.log.Warn("source rcon connection refused: session cap reached or shutting down", "addr", addr, "cap", s.cfg.MaxConns)
 		_ = nc.Close()
 		return
 	}

@@ -74,7 +74,7 @@ func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request) {
 		}
 	})
 	if !ok {
-		http.Error(w, "too many admin sessions", http.StatusServiceUnavailable)
+		http.Error(w, "admin console busy: too many sessions open, or shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.end(ss)

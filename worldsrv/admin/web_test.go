@@ -215,3 +215,43 @@ func TestWeb_MountedUnderPrefix(t *testing.T) {
 		t.Fatalf("players: %q, %v", out, err)
 	}
 }
+
+// TestStalledWorld_AnswersWithinCommandTimeout: a Console that never
+// answers (a stuck tick) costs the operator CommandTimeout, then a reply
+// saying so, over both kinds; the sessions stay usable.
+func TestStalledWorld_AnswersWithinCommandTimeout(t *testing.T) {
+	w := startWorld(t, admin.Config{Console: &recordingConsole{block: make(chan struct{})}, CommandTimeout: 100 * time.Millisecond})
+	for _, kind := range []rcon.Kind{rcon.KindSource, rcon.KindWebRCON} {
+		port := w.srcPort
+		if kind == rcon.KindWebRCON {
+			port = w.webPort
+		}
+		c := agentClient(t, kind, port, testPassword)
+		for _, line := range []string{"status", "help"} {
+			out, err := c.Exec(context.Background(), line)
+			if err != nil {
+				t.Fatalf("%s %q: %v", kind, line, err)
+			}
+			if line == "status" && !strings.Contains(out, "the world did not answer in time") {
+				t.Fatalf("%s status on a stalled world: %q", kind, out)
+			}
+		}
+	}
+}
+
+func TestWeb_CloseEndsSessions(t *testing.T) {
+	w := startWorld(t, admin.Config{})
+	ws, _, err := dialWeb(t, w.webPort, testPassword)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	w.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := ws.Read(ctx); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read after Close: %v; want the socket closed", err)
+	}
+	if _, resp, _ := dialWeb(t, w.webPort, testPassword); resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a session after Close: %v; want 503", resp)
+	}
+}
