@@ -52,6 +52,13 @@ func (s *Server) ServeSource(ctx context.Context, ln net.Listener) error {
 
 func (s *Server) startSource(ctx context.Context, nc net.Conn) {
 	addr := nc.RemoteAddr().String()
+	if ok, wait := s.limit.allow(addr, s.cfg.Now()); !ok {
+		// Blocked addresses get no session slot: closed at once, so
+		// that silent connections cannot hold every slot.
+		s.log.Debug("source rcon connection refused: address blocked after failed logins", "addr", addr, "retry_in", wait)
+		_ = nc.Close()
+		return
+	}
 	ss, ok := s.begin(func() { _ = nc.Close() })
 	if !ok {
 		s.log.Warn("source rcon connection refused: session cap reached or shutting down", "addr", addr, "cap", s.cfg.MaxConns)
@@ -172,7 +179,10 @@ func (c *sourceConn) logEnd(err error) {
 	case errors.Is(err, ErrMalformed):
 		c.s.log.Info("source rcon connection closed: malformed packet", "addr", c.addr, "err", err)
 	case errors.As(err, &ne) && ne.Timeout() && !c.authed:
-		c.s.log.Info("source rcon connection closed: no auth in time", "addr", c.addr)
+		// Counts as a wrong password: a client holding slots without
+		// logging in gets blocked like one guessing.
+		block := c.s.limit.fail(c.addr, c.s.cfg.Now())
+		c.s.log.Info("source rcon connection closed: no auth in time", "addr", c.addr, "blocked_for", block)
 	case errors.As(err, &ne) && ne.Timeout():
 		c.s.log.Info("source rcon connection closed: idle", "addr", c.addr)
 	default:

@@ -113,9 +113,11 @@ func TestSource_RateLimit_KicksInAndRecovers(t *testing.T) {
 			t.Fatalf("wrong password %d: %v", i+1, err)
 		}
 	}
-	// Blocked: even the right password is refused, by both clients.
-	if _, err := gorconDial(w, testPassword); !errors.Is(err, gorcon.ErrAuthFailed) {
-		t.Fatalf("right password while blocked: %v, want ErrAuthFailed", err)
+	// Blocked: even the right password is refused, by both clients (the
+	// connection is closed before auth).
+	if conn, err := gorconDial(w, testPassword); err == nil {
+		_ = conn.Close()
+		t.Fatal("right password while blocked: logged in")
 	}
 	agent := agentClient(t, rcon.KindSource, w.srcPort, testPassword)
 	if _, err := agent.Exec(context.Background(), "status"); rcon.Code(err) != rcon.CodeAuth {
@@ -276,12 +278,20 @@ func TestSource_SessionCap(t *testing.T) {
 }
 
 func TestSource_IdleAndAuthTimeouts(t *testing.T) {
-	w := startWorld(t, admin.Config{IdleTimeout: 200 * time.Millisecond, AuthTimeout: 200 * time.Millisecond})
+	w := startWorld(t, admin.Config{IdleTimeout: 200 * time.Millisecond, AuthTimeout: 200 * time.Millisecond,
+		Limit: admin.LimitConfig{FreeFailures: 2}})
 	idle := dialRaw(t, w.srcPort)
 	authRaw(t, idle)
-	silent := dialRaw(t, w.srcPort) // never authenticates
 	expectClosed(t, idle)
-	expectClosed(t, silent)
+	// Silent connections count as failed logins: after two the address
+	// is blocked, and its next connection is closed at once.
+	for range 2 {
+		silent := dialRaw(t, w.srcPort) // never authenticates
+		expectClosed(t, silent)
+	}
+	nc := dialRaw(t, w.srcPort)
+	_ = nc.SetDeadline(time.Now().Add(100 * time.Millisecond)) // well under AuthTimeout
+	expectClosed(t, nc)
 }
 
 func TestSource_CloseEndsSessions(t *testing.T) {
