@@ -17,9 +17,10 @@ const (
 )
 
 // ServeSource serves Source RCON on ln until ctx is done or Close is
-// called, then closes ln and the connections it accepted and returns nil.
-// Another accept error is returned. A connection over the session cap is
-// closed at once.
+// called, then closes ln and the connections it accepted and returns nil
+// (Close, not ServeSource, waits for their goroutines). Another accept
+// error is returned. A connection over the session cap, or from an address
+// blocked after failed logins, is closed at once.
 func (s *Server) ServeSource(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
