@@ -47,3 +47,9 @@ func (s *Supervisor) warnUnbound() {
 			"the child is stopped on every orderly exit but outlives a kill of this process")
 	}
 }
+
+// StartBound starts cmd bound to this process's lifetime the way
+// DieWithParent binds a supervised child, for a one-off command run
+// beside a supervised one (worldsrv's `ether migrate`). It sets no session
+// or process group of its own; cmd.SysProcAttr, if set, is kept.
+func StartBound(cmd *exec.Cmd) error { return startBound(cmd) }

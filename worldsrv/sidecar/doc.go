@@ -27,7 +27,10 @@
 // world's process ends; on Windows a kill-on-close job object does; on other
 // systems only Stop does.
 //
-// Wait probes the port with a TCP connection (presenting the link token
+// Wait needs ether's "ether ready" line (logged at info, ether's default
+// level: with RS_LOG_LEVEL=warn in Config.Env it succeeds only after the
+// supervisor's readiness budget of 5 minutes) and then probes the port
+// with a TCP connection (presenting the link token
 // when there is one, so ether sees a world that links and leaves). ether
 // takes a new connection for the world's and drops the current one, so
 // Wait belongs to start-up, before the world's own link (worldsrv/etherlink)

@@ -29,7 +29,10 @@ func (s *Sidecar) migrate(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := supervise.StartBound(cmd) // a world killed mid-migrate takes the migrate along
+	if err == nil {
+		err = cmd.Wait()
+	}
 	switch {
 	case err == nil:
 		s.log.Info("ether migrate done", "took", time.Since(start).Round(time.Millisecond))

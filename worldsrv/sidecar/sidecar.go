@@ -139,9 +139,11 @@ func (s *Sidecar) Status() supervise.Status { return s.sup.Status() }
 // PID is ether's current process id, 0 while none runs.
 func (s *Sidecar) PID() int { return s.sup.Status().PID }
 
-// Wait polls until ether's port accepts a TCP connection (see the package
-// doc: before the world's own link dials). Without a deadline on ctx it
-// gives up after DefaultWaitTimeout. Its error quotes ether's last lines.
+// Wait polls until ether has said it is ready (the supervisor reports it
+// running) and its port accepts a TCP connection (see the package doc:
+// before the world's own link dials). Both, because the port alone could be
+// another program's. Without a deadline on ctx it gives up after
+// DefaultWaitTimeout. Its error quotes ether's last lines.
 func (s *Sidecar) Wait(ctx context.Context) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -151,17 +153,20 @@ func (s *Sidecar) Wait(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var d net.Dialer
+	err := errors.New("ether has not logged that it is ready")
 	for {
-		c, err := d.DialContext(ctx, "tcp", s.Addr())
-		if err == nil {
-			s.leave(c)
-			return nil
+		if s.sup.Status().State == supervise.StateRunning {
+			var c net.Conn
+			if c, err = d.DialContext(ctx, "tcp", s.Addr()); err == nil {
+				s.leave(c)
+				return nil
+			}
 		}
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
 			st := s.sup.Status()
-			return fmt.Errorf("sidecar: ether's port %s does not accept connections (%w; state %s, %d crashes): %v%s",
+			return fmt.Errorf("sidecar: ether not ready on %s (%w; state %s, %d crashes): %v%s",
 				s.Addr(), ctx.Err(), st.State, st.CrashCount, err, quote(s.sink.lastLines()))
 		}
 	}

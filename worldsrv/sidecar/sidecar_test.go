@@ -252,6 +252,55 @@ func TestSidecar_KilledEtherIsRestarted(t *testing.T) {
 	}
 }
 
+// Stop during the crash backoff cancels the pending restart.
+func TestSidecar_StopDuringBackoffStartsNoEther(t *testing.T) {
+	cfg, _ := testConfig(t)
+	s := startSidecar(t, cfg)
+	pid := s.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, func() error {
+		if st := s.Status(); st.State != supervise.StateCrashed || st.RestartIn == nil {
+			return fmt.Errorf("not waiting to restart: %+v", st)
+		}
+		return nil
+	})
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Status(); st.State != supervise.StateStopped || st.PID != 0 || st.RestartIn != nil {
+		t.Fatalf("after Stop in the backoff: %+v", st)
+	}
+}
+
+// A port held by another program is not ether's: Wait fails with ether's
+// own complaint instead of taking the squatter for the sidecar.
+func TestSidecar_WaitOnATakenPortFails(t *testing.T) {
+	cfg, _ := testConfig(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg.Port = ln.Addr().(*net.TCPAddr).Port
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Wait(ctx)
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("Wait with the port taken: %v", err)
+	}
+	t.Log(err)
+}
+
 func TestSidecar_MigrateFailureIsAClearError(t *testing.T) {
 	cfg, _ := testConfig(t)
 	cfg.DB.Port = natstest.FreePort(t) // nothing listens there
@@ -274,24 +323,36 @@ func TestSidecar_MigrateFailureIsAClearError(t *testing.T) {
 	}
 }
 
-func TestSidecar_MigrateTimeout(t *testing.T) {
-	cfg, _ := testConfig(t)
-	// A database "server" that accepts connections and never answers.
+// silentServer is a database "server" that accepts connections and never
+// answers; it returns its port.
+func silentServer(t *testing.T) int {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close()
+			conns = append(conns, c)
 		}
 	}()
-	cfg.DB.Port = ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func TestSidecar_MigrateTimeout(t *testing.T) {
+	cfg, _ := testConfig(t)
+	cfg.DB.Port = silentServer(t)
 	cfg.MigrateTimeout = 2 * time.Second
 	s, err := New(cfg)
 	if err != nil {
@@ -305,9 +366,10 @@ func TestSidecar_MigrateTimeout(t *testing.T) {
 	}
 }
 
-// kill -9 of the world leaves no ether behind.
-func TestSidecar_DiesWithTheWorld(t *testing.T) {
-	cfg, _ := testConfig(t)
+// startWorld re-execs the test binary as a world running a sidecar with
+// cfg; it writes ether's pid to the returned file once ether is ready.
+func startWorld(t *testing.T, cfg Config) (*exec.Cmd, string, *testbin.Output) {
+	t.Helper()
 	cfg.Dir = "" // the world's own temporary dir
 	js, err := json.Marshal(cfg)
 	if err != nil {
@@ -322,6 +384,53 @@ func TestSidecar_DiesWithTheWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = world.Process.Kill(); _ = world.Wait() })
+	return world, pidFile, wout
+}
+
+// childrenOf lists the children of pid (Linux /proc).
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, w := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(w); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// kill -9 of the world during `ether migrate` leaves no migrate behind.
+func TestSidecar_MigrateDiesWithTheWorld(t *testing.T) {
+	cfg, _ := testConfig(t)
+	cfg.DB.Port = silentServer(t) // migrate hangs until its timeout
+	cfg.MigrateTimeout = time.Minute
+	world, _, wout := startWorld(t, cfg)
+	var pid int
+	poll.Until(t, etherWait, func() error {
+		for _, c := range childrenOf(world.Process.Pid) {
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c)); strings.Contains(string(b), "migrate") {
+				pid = c
+				return nil
+			}
+		}
+		return fmt.Errorf("no ether migrate under the world yet\n%s", wout.String())
+	})
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if err := world.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = world.Wait()
+	poll.True(t, 10*time.Second, fmt.Sprintf("ether migrate %d gone after kill -9 of its world", pid),
+		func() bool { return gone(pid) })
+}
+
+// kill -9 of the world leaves no ether behind.
+func TestSidecar_DiesWithTheWorld(t *testing.T) {
+	cfg, _ := testConfig(t)
+	world, pidFile, wout := startWorld(t, cfg)
 	var pid int
 	poll.Until(t, etherWait, func() error {
 		b, err := os.ReadFile(pidFile)
