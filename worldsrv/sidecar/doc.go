@@ -20,12 +20,17 @@
 // carrying its own slog level (level=INFO, …; ether logs to stderr) keeps
 // that level.
 //
+// World shutdown order: save the players (through ether), close the
+// world's link, then Stop with a fresh context bounding the graceful stop —
+// not the already cancelled root context, which would make Stop kill ether
+// at once, before it flushes its queued database writes.
+//
 // ether dies with the world on every exit. An orderly exit (a signal the
 // world handles, an error returned by its Run) calls Stop. Any other end of
 // the world process — an unrecovered panic, os.Exit, kill -9 — is covered by
-// the supervisor's DieWithParent: on Linux the kernel kills ether when the
-// world's process ends; on Windows a kill-on-close job object does; on other
-// systems only Stop does.
+// the supervisor's DieWithParent: on Linux the kernel kills ether (and a
+// running `ether migrate`) when the world's process ends; on Windows a
+// kill-on-close job object does; on other systems only Stop does.
 //
 // Wait needs ether's "ether ready" line (logged at info, ether's default
 // level: with RS_LOG_LEVEL=warn in Config.Env it succeeds only after the
