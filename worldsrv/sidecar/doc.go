@@ -5,9 +5,9 @@
 // Lifecycle:
 //
 //	New ──► Start ──────────────────────────────► Wait ──► … ──► Stop
-//	        │ ether migrate (MigrateTimeout;        │ the port       │ SIGTERM to ether's
-//	        │  failure: error with ether's stderr)  │ accepts TCP    │ process group; after
-//	        │ ether run under the supervisor        │ (or ctx ends)  │ StopTimeout or when
+//	        │ ether migrate (MigrateTimeout;        │ ready line,    │ SIGTERM to ether's
+//	        │  failure: error with ether's stderr)  │ then the port  │ process group; after
+//	        │ ether run under the supervisor        │ accepts TCP    │ StopTimeout or when
 //	        ▼                                       │                │ ctx ends: kill the tree
 //	     running ── ether exits on its own ──► crashed ── backoff 1 s → 2 s → … → 30 s ──► running
 //	                                           (never gives up: a world without its sidecar
@@ -35,10 +35,9 @@
 // Wait needs ether's "ether ready" line (logged at info, ether's default
 // level: with RS_LOG_LEVEL=warn in Config.Env it succeeds only after the
 // supervisor's readiness budget of 5 minutes) and then probes the port
-// with a TCP connection (presenting the link token
-// when there is one, so ether sees a world that links and leaves). ether
-// takes a new connection for the world's and drops the current one, so
-// Wait belongs to start-up, before the world's own link (worldsrv/etherlink)
+// with a TCP connection (presenting the link token when there is one, so
+// ether sees a world that links and leaves). ether takes a new connection
+// for the world's and drops the current one, so Wait belongs to start-up, before the world's own link (worldsrv/etherlink)
 // dials; after a crash restart the link's reconnect loop finds the new
 // process by itself.
 package sidecar
