@@ -37,7 +37,7 @@
 // supervisor's readiness budget of 5 minutes) and then probes the port
 // with a TCP connection (presenting the link token when there is one, so
 // ether sees a world that links and leaves). ether takes a new connection
-// for the world's and drops the current one, so Wait belongs to start-up, before the world's own link (worldsrv/etherlink)
-// dials; after a crash restart the link's reconnect loop finds the new
-// process by itself.
+// for the world's and drops the current one, so Wait belongs to start-up,
+// before the world's own link (worldsrv/etherlink) dials; after a crash
+// restart the link's reconnect loop finds the new process by itself.
 package sidecar
