@@ -38,8 +38,9 @@ type Config struct {
 	// Env adds variables to ether's environment (RS_LOG_LEVEL, …); the
 	// settings above win over it.
 	Env map[string]string
-	// Dir is the supervisor's state directory (ether's output files);
-	// "": a temporary directory that Stop removes.
+	// Dir is the supervisor's state directory (ether's output files, at
+	// most 4 MiB each); "": a temporary directory that Stop removes (a
+	// world killed outright leaves it behind).
 	Dir    string
 	Logger *slog.Logger // nil: discard
 	// MigrateTimeout bounds `ether migrate` (0: DefaultMigrateTimeout).

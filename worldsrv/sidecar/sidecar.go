@@ -41,7 +41,7 @@ type Sidecar struct {
 	inst    *supervise.Instance // immutable after New
 	log     *slog.Logger        // immutable after New; component=ether
 	sink    *logSink            // immutable after New
-	sup     *supervise.Supervisor
+	sup     *supervise.Supervisor // immutable after New
 
 	startOnce sync.Once
 	startErr  error // set by startOnce
