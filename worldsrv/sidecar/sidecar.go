@@ -34,13 +34,13 @@ const readyLine = `ether ready`
 // Sidecar is one world's ether process. Its methods are safe for
 // concurrent use.
 type Sidecar struct {
-	cfg     Config              // immutable after New, defaults applied
-	bin     string              // immutable after New
-	dir     string              // immutable after New; the supervisor's state dir
-	tempDir bool                // immutable after New; dir is ours to remove
-	inst    *supervise.Instance // immutable after New
-	log     *slog.Logger        // immutable after New; component=ether
-	sink    *logSink            // immutable after New
+	cfg     Config                // immutable after New, defaults applied
+	bin     string                // immutable after New
+	dir     string                // immutable after New; the supervisor's state dir
+	tempDir bool                  // immutable after New; dir is ours to remove
+	inst    *supervise.Instance   // immutable after New
+	log     *slog.Logger          // immutable after New; component=ether
+	sink    *logSink              // immutable after New
 	sup     *supervise.Supervisor // immutable after New
 
 	startOnce sync.Once
