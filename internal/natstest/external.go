@@ -79,7 +79,7 @@ func (b *externalBinary) start(port int, dir string) (*process, error) {
 	p := &process{t: b.t, out: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(b.path, "-c", conf)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive a crashed test binary
+	p.cmd.SysProcAttr = dieWithTest()
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", b.path, err)
 	}
