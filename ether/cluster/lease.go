@@ -196,9 +196,11 @@ func (l *lease) open(ctx context.Context) (jetstream.KeyValue, bucketSpec, error
 	}
 	spec := bucketSpec{replicas: l.wantReplicas(), markers: info.API.Level >= 1}
 	floor := 1
+	var cur *jetstream.StreamConfig
 	switch s, err := js.Stream(ctx, "KV_"+l.m.subj.leaseBucket()); {
 	case err == nil:
 		c := s.CachedInfo().Config
+		cur = &c
 		spec.markers = spec.markers && c.AllowMsgTTL // markers cannot be turned off; no need to turn them on
 		floor = max(c.Replicas, 1)
 		spec.replicas = max(spec.replicas, floor) // never lowered
@@ -206,7 +208,7 @@ func (l *lease) open(ctx context.Context) (jetstream.KeyValue, bucketSpec, error
 		return nil, bucketSpec{}, fmt.Errorf("look up login lock bucket %s: %w", l.m.subj.leaseBucket(), err)
 	}
 	for {
-		kv, err := js.CreateOrUpdateKeyValue(ctx, l.config(spec))
+		kv, err := l.bind(ctx, js, cur, spec)
 		if err == nil {
 			return kv, spec, nil
 		}
@@ -216,6 +218,27 @@ func (l *lease) open(ctx context.Context) (jetstream.KeyValue, bucketSpec, error
 		l.m.log.Debug("too few JetStream servers for the login lock's replicas; trying fewer", "replicas", spec.replicas, "err", err)
 		spec.replicas--
 	}
+}
+
+// bind opens the bucket: it creates it when missing, and updates it only
+// when its replicas or lock lifetime differ from spec. Debian 12's
+// nats-server 2.9.10 crashes (a nil dereference in the stream update) on
+// an update that races the stream's creation by another node, so no
+// update is ever sent when nothing would change, and a node that loses
+// the creation race binds to the winner's bucket.
+func (l *lease) bind(ctx context.Context, js jetstream.JetStream, cur *jetstream.StreamConfig, spec bucketSpec) (jetstream.KeyValue, error) {
+	cfg := l.config(spec)
+	switch {
+	case cur == nil:
+		kv, err := js.CreateKeyValue(ctx, cfg)
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			return js.KeyValue(ctx, cfg.Bucket)
+		}
+		return kv, err
+	case cur.Replicas >= spec.replicas && cur.MaxAge == cfg.TTL:
+		return js.KeyValue(ctx, cfg.Bucket)
+	}
+	return js.UpdateKeyValue(ctx, cfg)
 }
 
 func (l *lease) config(spec bucketSpec) jetstream.KeyValueConfig {

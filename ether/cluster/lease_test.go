@@ -127,3 +127,48 @@ func TestLease_ReplicasFollowTheClusterSize(t *testing.T) {
 		t.Fatalf("Acquire = %v, %v", ok, err)
 	}
 }
+
+// TestLease_NoNeedlessBucketUpdates: eight nodes reaching for the login
+// lock at once on a fresh Debian 12 nats-server (2.9.10) create its bucket
+// concurrently, and every node checks it again later. 2.9.10 crashed (a
+// nil dereference in its stream update, seen in CI) when a bucket update
+// raced the bucket's creation by another node; nats.go's CreateOrUpdate
+// sends an update first, every time. No node may send a stream update
+// when nothing would change, every node must take or be refused the lock,
+// and the server must stay up.
+func TestLease_NoNeedlessBucketUpdates(t *testing.T) {
+	ns := natstest.StartKind(t, natstest.External)
+	spy := ns.Connect(t)
+	updates, err := spy.SubscribeSync("$JS.API.STREAM.UPDATE.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	members := make([]*Member, 8)
+	for i := range members {
+		members[i], _, _ = start(t, fastConfig(ns.URL(), uint8(10+i)))
+	}
+	for round := range 2 { // the second round finds the bucket there
+		results := make(chan error, len(members))
+		for _, m := range members {
+			go func() {
+				_, err := m.Acquire(context.Background(), uint64(100+round))
+				results <- err
+			}()
+		}
+		for range members {
+			if err := <-results; err != nil {
+				t.Fatalf("round %d: acquire: %v", round, err)
+			}
+		}
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatalf("the server is gone: %v", err)
+	}
+	if n, _, _ := updates.Pending(); n != 0 {
+		msg, _ := updates.NextMsg(time.Second)
+		t.Fatalf("%d stream updates sent for a bucket that needed none (first: %s)", n, msg.Subject)
+	}
+}
