@@ -1,0 +1,253 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/corrosion/corrosion/worldsrv/terrain"
+)
+
+// option binds one field to its flag and, where the seed has one, its
+// environment variable.
+type option struct {
+	flag, env, usage string
+	set              func(string) error
+	get              func() string // the value as printed: secrets redacted
+	boolean          bool          // a flag given without a value means true
+}
+
+func (c *Config) options() []option {
+	return []option{
+		{flag: "node-id", env: "RS_NODE_ID", usage: "world node id, 1-255 (world number = node id - 9)", set: nodeSetter(&c.NodeID), get: func() string { return strconv.Itoa(int(c.NodeID)) }},
+		{flag: "ether-port", env: "RS_ETHER_PORT", usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", set: portSetter(&c.EtherPort), get: func() string { return strconv.Itoa(c.EtherPort) }},
+		{flag: "ether", usage: "sidecar: spawn, connect or off", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
+		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: boolSetter(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
+		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: strSetter(&c.EtherBin), get: func() string { return c.EtherBin }},
+		{flag: "link-token", env: "RS_LINK_TOKEN", usage: "sidecar link token (empty when spawning: random)", set: strSetter(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
+		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: strSetter(&c.DBHost), get: func() string { return c.DBHost }},
+		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: portSetter(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
+		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: strSetter(&c.DBName), get: func() string { return c.DBName }},
+		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: strSetter(&c.DBUser), get: func() string { return c.DBUser }},
+		{flag: "db-pass", env: "RS_DB_PASS", usage: "Postgres password", set: strSetter(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
+		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: listSetter(&c.Cluster), get: c.ClusterRedacted},
+		{flag: "rcon-password", usage: "admin console password (empty: RCON off)", set: strSetter(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
+		{flag: "autoregister", usage: "a new name registers on first login", set: boolSetter(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
+		{flag: "seed", usage: "terrain seed, decimal or 0x hex (default: from the node id)", set: seedSetter(&c.Seed, &c.SeedSet), get: c.seedShown},
+		{flag: "biome", usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", set: biomeSetter(&c.Biome, &c.BiomeSet), get: c.biomeShown},
+		{flag: "max-players", usage: "players online at most", set: intSetter(&c.MaxPlayers), get: func() string { return strconv.Itoa(c.MaxPlayers) }},
+		{flag: "max-conns-per-ip", usage: "open game connections from one address at most", set: intSetter(&c.MaxConnsPerIP), get: func() string { return strconv.Itoa(c.MaxConnsPerIP) }},
+		{flag: "word-filter", usage: "private-message word filter: a file (one word a line) or a comma list", set: strSetter(&c.WordFilter), get: func() string { return c.WordFilter }},
+		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: strSetter(&c.GameListen), get: func() string { return c.GameListen }},
+		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: strSetter(&c.HTTPListen), get: func() string { return c.HTTPListen }},
+		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: strSetter(&c.RCONListen), get: func() string { return c.RCONListen }},
+		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: levelSetter(&c.LogLevel), get: func() string { return levelName(c.LogLevel) }},
+	}
+}
+
+// Load builds the configuration from the defaults, then the environment
+// (getenv; flags win over it), then args. It returns the resolved,
+// validated Config; help is flag.ErrHelp.
+func Load(args []string, getenv func(string) string) (Config, error) {
+	c := Default()
+	for _, o := range c.options() {
+		if o.env == "" {
+			continue
+		}
+		if s := getenv(o.env); s != "" {
+			if err := o.set(s); err != nil {
+				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, o.env, s, err) // only numbers and levels can fail: no secret shown
+			}
+		}
+	}
+	fs := NewFlagSet(&c, io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	}
+	if err := c.Validate(); err != nil { // before Resolved: a conflict is the user's, not a default's
+		return c, err
+	}
+	c = c.Resolved()
+	return c, c.Validate()
+}
+
+// NewFlagSet declares c's flags on a new set writing its usage to out.
+func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("worldsrv", flag.ContinueOnError)
+	fs.SetOutput(out)
+	for _, o := range c.options() {
+		usage := o.usage
+		if o.env != "" {
+			usage += " [" + o.env + "]"
+		}
+		if o.boolean {
+			fs.BoolFunc(o.flag, usage+" (default "+o.get()+")", o.set)
+			continue
+		}
+		fs.Func(o.flag, usage+" (default "+o.get()+")", o.set)
+	}
+	return fs
+}
+
+// secretShown is how a secret appears in usage and dumps: "***" when set.
+func secretShown(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+func (c *Config) seedShown() string {
+	if !c.SeedSet {
+		return "from node id"
+	}
+	return strconv.FormatUint(c.Seed, 10)
+}
+
+func (c *Config) biomeShown() string {
+	if !c.BiomeSet {
+		return "from seed"
+	}
+	return c.Biome.String()
+}
+
+func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }
+
+func intSetter(p *int) func(string) error {
+	return func(s string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not a number")
+		}
+		*p = n
+		return nil
+	}
+}
+
+func portSetter(p *int) func(string) error {
+	return func(s string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 16)
+		if err != nil {
+			return errors.New("not a TCP port 0-65535")
+		}
+		*p = int(n)
+		return nil
+	}
+}
+
+func nodeSetter(p *uint8) func(string) error {
+	return func(s string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
+		if err != nil || n == 0 {
+			return errors.New("not a node id 1-255")
+		}
+		*p = uint8(n)
+		return nil
+	}
+}
+
+func boolSetter(p *bool) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not true or false")
+		}
+		*p = v
+		return nil
+	}
+}
+
+func modeSetter(p *EtherMode) func(string) error {
+	return func(s string) error {
+		m := EtherMode(strings.ToLower(strings.TrimSpace(s)))
+		if !m.Valid() {
+			return errors.New("not spawn, connect or off")
+		}
+		*p = m
+		return nil
+	}
+}
+
+// seedSetter reads a u64 in decimal or, with a 0x prefix, hex.
+func seedSetter(p *uint64, set *bool) func(string) error {
+	return func(s string) error {
+		s = strings.TrimSpace(s)
+		base, digits := 10, s
+		if rest, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+			base, digits = 16, rest
+		}
+		v, err := strconv.ParseUint(digits, base, 64)
+		if err != nil || strings.HasPrefix(digits, "+") {
+			return errors.New("not an unsigned 64-bit number (decimal or 0x hex)")
+		}
+		*p, *set = v, true
+		return nil
+	}
+}
+
+func biomeSetter(p *terrain.Biome, set *bool) func(string) error {
+	return func(s string) error {
+		b, err := terrain.ParseBiome(s)
+		if err != nil {
+			return errors.New("not grassland, arctic, desert, marshland, tropic or 0-4")
+		}
+		*p, *set = b, true
+		return nil
+	}
+}
+
+func levelSetter(p *slog.Level) func(string) error {
+	return func(s string) error {
+		l, err := parseLevel(s)
+		if err != nil {
+			return err
+		}
+		*p = l
+		return nil
+	}
+}
+
+func listSetter(p *[]string) func(string) error {
+	return func(s string) error {
+		var out []string
+		for part := range strings.SplitSeq(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		*p = out
+		return nil
+	}
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q (debug, info, warn, error)", s)
+}
+
+func levelName(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError:
+		return strings.ToLower(l.String())
+	}
+	return strconv.Itoa(int(l))
+}
