@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// ErrBusy is Attach's error when the accept queue is full.
+var ErrBusy = errors.New("engine: too many connections waiting to be admitted")
+
+// Conn is the network layer's side of one client connection (TCP or
+// WebSocket). The network layer reads frames and hands the decoded messages
+// to Client.Deliver, writes each chunk from Client.Outbound, and when
+// Client.Done is closed writes what is still queued and closes the socket.
+type Conn interface {
+	// RemoteAddr is the peer's address without port (the per-address
+	// connection bound counts it).
+	RemoteAddr() string
+	// Close closes the connection at once, unblocking its writer; the
+	// engine calls it for a slow reader. It must be safe to call from any
+	// goroutine and more than once.
+	Close() error
+}
+
+// clientState is where a connection is in its life.
+type clientState uint8
+
+const (
+	stateNew     clientState = iota // waiting for its Login frame
+	stateAuthing                    // account check running
+	statePending                    // waiting for ether (LoginCheck, load)
+	statePlaying                    // a player
+	stateClosing                    // answered; released in cleanup
+)
+
+// Client is one connection as the engine sees it.
+type Client struct {
+	conn   Conn                     // immutable after Attach
+	addr   string                   // immutable after Attach
+	in     chan proto.ClientMessage // network → tick; bounded (InQueue)
+	out    chan []byte              // tick → network; bounded (OutQueue)
+	done   chan struct{}            // closed by the tick when released
+	hangup chan struct{}            // closed by Hangup
+	once   sync.Once                // guards closing hangup
+	flood  atomic.Bool              // Deliver found the queue full
+
+	// Owned by the tick goroutine.
+	state     clientState
+	buf       []byte  // this tick's frames, handed over in outputs
+	player    *player // set while statePlaying
+	lastHeard time.Time
+	overLimit bool // its address has more than MaxPerAddress connections
+}
+
+// Deliver queues a message the client sent, for the next tick's inputs. It
+// never blocks: a full queue (a client flooding) hangs the client up and
+// returns false, and the network layer should then stop reading.
+func (c *Client) Deliver(m proto.ClientMessage) bool {
+	select {
+	case c.in <- m:
+		return true
+	default:
+		c.flood.Store(true)
+		c.Hangup()
+		return false
+	}
+}
+
+// Hangup tells the engine the connection is gone (read error, EOF, bad
+// frame). A player is then saved and removed as on a logout. Safe to call
+// from any goroutine, more than once.
+func (c *Client) Hangup() { c.once.Do(func() { close(c.hangup) }) }
+
+// Outbound is the channel of frame chunks to write, in order.
+func (c *Client) Outbound() <-chan []byte { return c.out }
+
+// Done is closed when the engine is finished with the client: write what
+// Outbound still holds, then close the connection.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+func (c *Client) hungUp() bool {
+	select {
+	case <-c.hangup:
+		return true
+	default:
+		return false
+	}
+}
+
+// Attach hands a new connection to the engine; the next tick admits it.
+// It never blocks: a full accept queue is ErrBusy.
+func (e *Engine) Attach(conn Conn) (*Client, error) {
+	c := &Client{conn: conn, addr: conn.RemoteAddr(),
+		in: make(chan proto.ClientMessage, e.cfg.InQueue), out: make(chan []byte, e.cfg.OutQueue),
+		done: make(chan struct{}), hangup: make(chan struct{})}
+	select {
+	case e.accepts <- c:
+		return c, nil
+	default:
+		e.counters.acceptBusy.Add(1)
+		return nil, ErrBusy
+	}
+}
+
+// send appends one frame for c to this tick's chunk.
+func (e *Engine) send(c *Client, m proto.Message) {
+	b, err := proto.AppendFrame(c.buf, m)
+	if err != nil {
+		e.log.Error("encode client frame", "err", err)
+		return
+	}
+	c.buf = b
+}
+
+// answer sends a refusing LoginResponse and ends the connection.
+func (e *Engine) answer(c *Client, code proto.LoginCode) {
+	e.send(c, proto.LoginResponse{Code: code})
+	e.counters.logins[code].Add(1)
+	c.state = stateClosing
+}
+
+// flush hands c's chunk to its writer; a full queue is a slow reader.
+func (e *Engine) flush(c *Client) {
+	if len(c.buf) == 0 {
+		return
+	}
+	select {
+	case c.out <- c.buf:
+		c.buf = nil
+	default:
+		c.buf = nil
+		e.counters.slow.Add(1)
+		e.log.Warn("client too slow to read: disconnected", "addr", c.addr)
+		_ = c.conn.Close()
+		c.Hangup()
+	}
+}

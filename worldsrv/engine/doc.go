@@ -1,0 +1,60 @@
+// Package engine is the world's 600 ms tick: it owns every player, runs the
+// seed's phases in order, and talks to clients and to the ether sidecar only
+// through bounded queues, so that nothing outside can block a tick.
+//
+// Phases, in order, each timed (Stats):
+//
+//	world                 advances the tick counter (world events go here)
+//	inputs                admits new connections (Attach), reads each client's
+//	                      inbound queue: Login starts an account check on a
+//	                      goroutine of its own; a player's frames are handled
+//	                      (walk target, social frames to ether, Logout); hung-up
+//	                      and idle clients are marked to leave
+//	npcs                  none yet
+//	players               moves every walking player one tile (terrain.Step)
+//	logouts               saves (PlayerSaveRequest, position included), sends
+//	                      PlayerLogout and LoggedOut, and removes the players
+//	                      marked to leave
+//	logins                takes the finished account checks, runs the login
+//	                      checks (duplicate → 5, full → 7, sidecar down → 8,
+//	                      LoginCheck to ether), and answers 13 to logins
+//	                      pending PendingTicks ticks
+//	process_ether_inbound drains at most EtherDrain events from the sidecar
+//	                      link: login answers, saves loaded, lists, presence,
+//	                      PMs; Connected → PlayerResync for everyone, RefreshAll
+//	zones                 none yet (ROWS zones)
+//	info                  Position to players who moved; Nearby (players within
+//	                      15 tiles, from a grid of 16-tile cells) when it changed
+//	outputs               hands each client this tick's frames as one chunk
+//	cleanup               releases the connections the engine is done with
+//
+// Queues and their drop policies:
+//   - accepts (network → tick, Config.AcceptQueue): Attach fails with ErrBusy
+//     when full; the network layer closes the connection.
+//   - a client's inbound queue (Config.InQueue messages): Client.Deliver on a
+//     full queue returns false and the client is disconnected (flooding,
+//     counted); the inputs phase empties it every tick.
+//   - a client's outbound queue (Config.OutQueue chunks, one chunk per tick):
+//     full means a slow reader: the connection is closed (Conn.Close) and the
+//     player leaves as on a disconnect, saved (counted). The tick never waits.
+//   - account checks in flight (Config.MaxAuthInFlight): beyond it a Login is
+//     answered 13 (could not complete); results come back on a channel with
+//     room for every check in flight, so a checker never blocks.
+//   - the sidecar link (etherlink): Send never blocks (its own bounded queue);
+//     Drain takes at most EtherDrain events per tick.
+//
+// Threading rule: all player and connection state is owned by the tick
+// goroutine (the one calling Tick, which Run does). Other goroutines reach the
+// engine only through Attach, Client.Deliver, Client.Hangup, BeginShutdown and
+// Stats, which are safe for concurrent use.
+//
+// Undeliverable private messages: ether drops a PM to an offline, hidden or
+// ignoring player and sends nothing back, so the world decides from what it
+// knows: a PM is sent to ether only when the target is on the sender's friend
+// list and the last FriendStatus the world has for it is online (node ≠ 0);
+// otherwise the sender gets "That player is currently offline." at once. A PM
+// that ether still drops (an ignore the world cannot see) is lost silently.
+//
+// worldsrv's main and network listeners import it; it imports ether/proto,
+// worldsrv/proto, worldsrv/terrain and worldsrv/account.
+package engine

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"strings"
+	"time"
+
+	etherproto "github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/worldsrv/etherlink"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// phaseEther handles at most EtherDrain events from the sidecar link.
+func (e *Engine) phaseEther(time.Time) {
+	if e.link == nil {
+		return
+	}
+	n := e.link.Drain(e.cfg.EtherDrain, e.etherEvent)
+	e.counters.etherEvents.Add(uint64(n))
+}
+
+func (e *Engine) etherEvent(ev etherlink.Event) {
+	switch ev.Kind {
+	case etherlink.Connected:
+		e.resync()
+	case etherlink.Disconnected:
+		e.log.Warn("ether link lost: social features paused", "err", ev.Err)
+	case etherlink.Message:
+		e.etherMessage(ev.Msg)
+	}
+}
+
+// resync recreates every online player's ether session, then asks every
+// session to refresh its presence.
+func (e *Engine) resync() {
+	for _, p := range e.players {
+		if p != nil {
+			e.link.Send(etherproto.PlayerResync{User37: p.user37, PID: p.pid, PrivateMode: uint8(p.chat.Private)})
+		}
+	}
+	e.link.Send(etherproto.RefreshAll{})
+}
+
+// etherMessage turns one sidecar message into the engine's state and the
+// client's frames.
+func (e *Engine) etherMessage(m etherproto.Message) {
+	switch m := m.(type) {
+	case etherproto.LoginCheckResponse:
+		e.loginChecked(m)
+	case etherproto.PlayerLoadResponse:
+		e.loaded(m)
+	case etherproto.UpdateFriendList:
+		if p := e.byUser[m.Target37]; p != nil {
+			p.friends[m.Friend37] = m.Node
+			e.send(p.c, proto.FriendStatus{Name37: m.Friend37, Node: m.Node})
+		}
+	case etherproto.UpdateIgnoreList:
+		if p := e.byUser[m.Target37]; p != nil {
+			p.ignores = append(p.ignores[:0], m.Ignores...)
+			e.send(p.c, proto.IgnoreList{Names37: p.ignores})
+		}
+	case etherproto.FriendListComplete:
+		if p := e.byUser[m.Target37]; p != nil {
+			e.send(p.c, proto.FriendListLoaded{})
+		}
+	case etherproto.MessagePrivate:
+		if p := e.byUser[m.Recipient37]; p != nil {
+			e.send(p.c, proto.PrivateMessageIn{From37: m.Sender37, MsgID: m.MsgID,
+				Level: proto.Level(m.Level), Text: strings.ToValidUTF8(string(m.Body), "?")})
+		}
+	case etherproto.PlayerSaveAck:
+		if !m.Success {
+			e.log.Warn("ether queued a save it could not store yet", "user", m.User37)
+		}
+	default:
+		e.log.Debug("ether message ignored", "op", m.Op())
+	}
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"errors"
+	"time"
+
+	etherproto "github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// pendingLogin is a login past its account check, waiting for ether: first
+// the LoginCheckResponse, then (pid set, PlayerLogin sent) the save.
+type pendingLogin struct {
+	c        *Client
+	acc      account.Account
+	deadline uint64 // the tick at which it is answered 13
+	pid      uint16 // 0 until ether allowed the login
+}
+
+// occupied is how many players are online or past their account check.
+func (e *Engine) occupied() int { return len(e.byUser) + len(e.pending) }
+
+// startAuth checks what needs no database, then runs the account check on
+// a goroutine of its own; its result comes back through e.auths.
+func (e *Engine) startAuth(c *Client, m *proto.Login) {
+	switch {
+	case e.shutting.Load():
+		e.answer(c, proto.LoginShuttingDown)
+	case c.overLimit:
+		e.answer(c, proto.LoginTooManyConnections)
+	case !proto.ValidName(m.Username):
+		e.answer(c, proto.LoginBadCredentials)
+	case e.occupied() >= e.cfg.MaxPlayers:
+		e.answer(c, proto.LoginWorldFull)
+	case e.authing >= e.cfg.MaxAuthInFlight:
+		e.answer(c, proto.LoginCouldNotComplete)
+	default:
+		c.state = stateAuthing
+		e.authing++
+		name, password := m.Username, m.Password
+		go func() {
+			acc, err := e.accounts.Login(e.authCtx, name, password)
+			e.auths <- authResult{c: c, acc: acc, err: err}
+		}()
+	}
+}
+
+// phaseLogins takes the finished account checks and answers the logins
+// that waited too long for ether.
+func (e *Engine) phaseLogins(time.Time) {
+	for done := false; !done; {
+		select {
+		case r := <-e.auths:
+			e.authing--
+			e.authDone(r)
+		default:
+			done = true
+		}
+	}
+	kept := e.pendingOrder[:0]
+	for _, p := range e.pendingOrder {
+		switch {
+		case e.pending[p.acc.User37] != p:
+			continue // answered already
+		case p.c.hungUp():
+			e.dropPending(p)
+			p.c.state = stateClosing
+			continue
+		case e.tick >= p.deadline:
+			e.dropPending(p)
+			e.answer(p.c, proto.LoginCouldNotComplete)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	clear(e.pendingOrder[len(kept):])
+	e.pendingOrder = kept
+}
+
+// dropPending forgets p, releasing its ether session when it has one.
+func (e *Engine) dropPending(p *pendingLogin) {
+	delete(e.pending, p.acc.User37)
+	if p.pid != 0 {
+		e.link.Send(etherproto.PlayerLogout{User37: p.acc.User37})
+		e.freePID(p.pid)
+	}
+}
+
+// authDone carries a finished account check on: duplicate, full, sidecar,
+// then LoginCheck to ether (or, with ether off, straight in).
+func (e *Engine) authDone(r authResult) {
+	c := r.c
+	if c.state != stateAuthing {
+		return // gone while its password was checked
+	}
+	if r.err != nil {
+		code := proto.LoginCouldNotComplete
+		if errors.Is(r.err, account.ErrBadCredentials) || errors.Is(r.err, account.ErrBadName) {
+			code = proto.LoginBadCredentials
+		} else {
+			e.log.Warn("login: account check failed", "err", r.err)
+		}
+		e.answer(c, code)
+		return
+	}
+	user := r.acc.User37
+	switch {
+	case e.shutting.Load():
+		e.answer(c, proto.LoginShuttingDown)
+	case e.byUser[user] != nil || e.pending[user] != nil:
+		e.answer(c, proto.LoginAlreadyOnline)
+	case e.occupied() >= e.cfg.MaxPlayers || len(e.freePIDs) == 0:
+		e.answer(c, proto.LoginWorldFull)
+	case e.link == nil:
+		e.accept(c, r.acc, e.allocPID(), e.saves[user])
+	case !e.link.Up() || !e.link.Send(etherproto.LoginCheck{User37: user}):
+		e.answer(c, proto.LoginServerOffline)
+	default:
+		c.state = statePending
+		p := &pendingLogin{c: c, acc: r.acc, deadline: e.tick + uint64(e.cfg.PendingTicks)}
+		e.pending[user] = p
+		e.pendingOrder = append(e.pendingOrder, p)
+	}
+}
+
+// loginChecked is ether's answer to a LoginCheck: PlayerLogin and
+// PlayerLoadRequest when allowed, 5 when not.
+func (e *Engine) loginChecked(m etherproto.LoginCheckResponse) {
+	p := e.pending[m.User37]
+	if p == nil || p.pid != 0 {
+		if m.Allowed && p == nil {
+			e.log.Debug("login check answered after its login ended", "user", m.User37)
+		}
+		return
+	}
+	if !m.Allowed {
+		delete(e.pending, m.User37)
+		e.answer(p.c, proto.LoginAlreadyOnline)
+		return
+	}
+	p.pid = e.allocPID()
+	e.link.Send(etherproto.PlayerLogin{User37: m.User37, PID: p.pid})
+	e.link.Send(etherproto.PlayerLoadRequest{User37: m.User37})
+}
+
+// loaded is ether's answer to PlayerLoadRequest: the login completes.
+func (e *Engine) loaded(m etherproto.PlayerLoadResponse) {
+	p := e.pending[m.User37]
+	if p == nil || p.pid == 0 {
+		return
+	}
+	delete(e.pending, m.User37)
+	e.accept(p.c, p.acc, p.pid, m.SaveData)
+}
+
+func (e *Engine) allocPID() uint16 {
+	pid := e.freePIDs[len(e.freePIDs)-1]
+	e.freePIDs = e.freePIDs[:len(e.freePIDs)-1]
+	return pid
+}
+
+func (e *Engine) freePID(pid uint16) { e.freePIDs = append(e.freePIDs, pid) }

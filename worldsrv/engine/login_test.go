@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/corrosion/corrosion/worldsrv/proto"
+	"github.com/corrosion/corrosion/worldsrv/terrain"
+)
+
+func offWorld(t *testing.T, cfg Config) *world {
+	cfg.EtherOff = true
+	return newWorld(t, cfg, Deps{Accounts: newAccounts(t)})
+}
+
+// With ether off a login is answered from the account check alone, in the
+// protocol's order, and the new player stands on a spawn tile.
+func TestLogin_EtherOff_SuccessSequence(t *testing.T) {
+	w := offWorld(t, Config{})
+	_, got := w.login("10.0.0.1", "Zezima", "hunter2")
+	if len(got) != 6 {
+		t.Fatalf("got %d frames %v, want 6", len(got), got)
+	}
+	if r := got[0].(*proto.LoginResponse); r.Code != proto.LoginOK || r.PID == 0 || r.Node != 10 {
+		t.Fatalf("LoginResponse %+v", r)
+	}
+	m := testMap()
+	if mi := got[1].(*proto.MapInfo); *mi != (proto.MapInfo{Seed: 42, Biome: 0, Width: 128, Height: 128}) {
+		t.Fatalf("MapInfo %+v", mi)
+	}
+	pos := got[2].(*proto.Position)
+	spawn := false
+	for _, s := range m.Spawns() {
+		spawn = spawn || (s == terrain.Point{X: pos.X, Y: pos.Y})
+	}
+	if !spawn || m.Tile(int(pos.X), int(pos.Y)) != terrain.Spawn {
+		t.Fatalf("new player at %+v, not a spawn tile", pos)
+	}
+	if cs := got[3].(*proto.ChatSettingsNow); *cs != (proto.ChatSettingsNow{}) {
+		t.Fatalf("ChatSettings %+v, want all on", cs)
+	}
+	if _, ok := got[4].(*proto.IgnoreList); !ok {
+		t.Fatalf("frame 5 %T, want IgnoreList", got[4])
+	}
+	if _, ok := got[5].(*proto.FriendListLoaded); !ok {
+		t.Fatalf("frame 6 %T, want FriendListLoaded", got[5])
+	}
+	if st := w.e.Stats(); st.Players != 1 || st.LoginCount(proto.LoginOK) != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestLogin_Refusals(t *testing.T) {
+	w := offWorld(t, Config{MaxPlayers: 2, MaxPerAddress: 3})
+	w.login("10.0.0.1", "alice", "secret")
+
+	cases := []struct {
+		name, user, pass, addr string
+		want                   proto.LoginCode
+	}{
+		{"bad password", "alice", "wrong", "10.0.0.2", proto.LoginBadCredentials},
+		{"bad name", "_bad name_", "secret", "10.0.0.2", proto.LoginBadCredentials},
+		{"too long password", "carol", "012345678901234567890", "10.0.0.2", proto.LoginBadCredentials},
+		{"duplicate on this world", "Alice", "secret", "10.0.0.2", proto.LoginAlreadyOnline},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, got := w.login(tc.addr, tc.user, tc.pass)
+			if code := code(t, got); code != tc.want {
+				t.Fatalf("code %d (%v), want %d", code, code, tc.want)
+			}
+			w.tick()
+			if !c.done() {
+				t.Fatal("refused connection not released")
+			}
+		})
+	}
+	w.login("10.0.0.3", "bob", "secret")
+	if _, got := w.login("10.0.0.4", "dave", "secret"); code(t, got) != proto.LoginWorldFull {
+		t.Fatalf("third player: %v, want world full", got)
+	}
+	for range 3 {
+		w.connect("10.0.0.9")
+	}
+	if _, got := w.login("10.0.0.9", "erin", "secret"); code(t, got) != proto.LoginTooManyConnections {
+		t.Fatalf("4th connection from one address: %v, want 9", got)
+	}
+	w.e.BeginShutdown()
+	if _, got := w.login("10.0.0.5", "frank", "secret"); code(t, got) != proto.LoginShuttingDown {
+		t.Fatalf("during shutdown: %v, want 14", got)
+	}
+	st := w.e.Stats()
+	want := map[proto.LoginCode]uint64{proto.LoginOK: 2, proto.LoginBadCredentials: 3, proto.LoginAlreadyOnline: 1,
+		proto.LoginWorldFull: 1, proto.LoginTooManyConnections: 1, proto.LoginShuttingDown: 1}
+	for code, n := range want {
+		if st.LoginCount(code) != n {
+			t.Errorf("Logins[%d] = %d, want %d", code, st.LoginCount(code), n)
+		}
+	}
+}
+
+// A first frame other than Login ends the connection, counted.
+func TestLogin_FirstFrameMustBeLogin(t *testing.T) {
+	w := offWorld(t, Config{})
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Walk{X: 1, Y: 1})
+	w.tick()
+	if !c.done() || w.e.Stats().BadFrames != 1 {
+		t.Fatalf("done %v, stats %+v", c.done(), w.e.Stats())
+	}
+}
+
+// Logout saves the player (ether off: in memory); the next login starts
+// where it left, with its chat settings.
+func TestLogout_SavesAndReloginRestores(t *testing.T) {
+	w := offWorld(t, Config{})
+	c, got := w.login("10.0.0.1", "walker", "pw")
+	start := got[2].(*proto.Position)
+	target := farTarget(t, terrain.Point{X: start.X, Y: start.Y}, 5)
+	c.deliver(&proto.Walk{X: target.X, Y: target.Y})
+	c.deliver(&proto.ChatSettings{Public: proto.ChatFriends, Private: proto.ChatOff, Trade: proto.ChatOn})
+	for range 3 {
+		w.tick()
+	}
+	p := w.e.byUser[c.c.player.user37]
+	at := p.pos
+	if at == (terrain.Point{X: start.X, Y: start.Y}) {
+		t.Fatal("player did not move")
+	}
+	c.take()
+	c.deliver(&proto.Logout{})
+	w.tick()
+	if lo, ok := find[*proto.LoggedOut](c.take()); !ok || lo.Reason != proto.LogoutRequested {
+		t.Fatalf("no LoggedOut(requested): %v", lo)
+	}
+	if !c.done() || w.e.Stats().Players != 0 {
+		t.Fatal("logged-out player not removed")
+	}
+	_, got = w.login("10.0.0.1", "walker", "pw")
+	if pos := got[2].(*proto.Position); (terrain.Point{X: pos.X, Y: pos.Y}) != at {
+		t.Fatalf("relogin at %+v, want %+v", pos, at)
+	}
+	if cs := got[3].(*proto.ChatSettingsNow); !reflect.DeepEqual(*cs, proto.ChatSettingsNow{Public: 1, Private: 2}) {
+		t.Fatalf("relogin chat %+v", cs)
+	}
+}
+
+// A hang-up is a logout too: saved, removed, released.
+func TestLogout_HangupSaves(t *testing.T) {
+	w := offWorld(t, Config{})
+	c, _ := w.login("10.0.0.1", "leaver", "pw")
+	user := c.c.player.user37
+	c.c.Hangup()
+	w.tick()
+	if !c.done() || w.e.byUser[user] != nil || w.e.saves[user] == nil {
+		t.Fatalf("done %v, online %v, saved %v", c.done(), w.e.byUser[user] != nil, w.e.saves[user] != nil)
+	}
+}
