@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -124,7 +125,7 @@ func (c Config) Validate() error {
 	if c.LockReplicas < 0 || c.LockReplicas > 5 {
 		return bad("lock replicas (RS_LOCK_REPLICAS)", "%d must be 1-5, or 0 for the NATS cluster's size up to 3", c.LockReplicas)
 	}
-	if _, err := parseLevel(levelName(c.LogLevel)); err != nil {
+	if _, err := flagval.ParseLevel(flagval.LevelName(c.LogLevel)); err != nil {
 		return bad("log level (RS_LOG_LEVEL)", "%v", err)
 	}
 	return nil
@@ -161,24 +162,24 @@ type envVar struct {
 
 func (c *Config) vars() []envVar {
 	return []envVar{
-		{"RS_NODE_ID", "node-id", "world node id, 1-255", uintSetter(&c.NodeID), func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{"RS_ETHER_PORT", "ether-port", "world link port on 127.0.0.1 (0: 5000 + node id)", intSetter(&c.EtherPort), func() string { return strconv.Itoa(c.EtherPort) }},
-		{"RS_DB_HOST", "db-host", "Postgres host", strSetter(&c.DBHost), func() string { return c.DBHost }},
-		{"RS_DB_PORT", "db-port", "Postgres port", intSetter(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
-		{"RS_DB_NAME", "db-name", "Postgres database", strSetter(&c.DBName), func() string { return c.DBName }},
-		{"RS_DB_USER", "db-user", "Postgres user", strSetter(&c.DBUser), func() string { return c.DBUser }},
-		{"RS_DB_PASS", "db-pass", "Postgres password", strSetter(&c.DBPass), func() string { return "***" }},
-		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", listSetter(&c.ClusterHosts), c.ClusterHostsRedacted},
-		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", strSetter(&c.ClusterName), func() string { return c.ClusterName }},
-		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", strSetter(&c.MetricsListen), func() string { return c.MetricsListen }},
-		{"RS_LEASE_TTL", "lease-ttl", "login lock lifetime", durSetter(&c.LeaseTTL), func() string { return c.LeaseTTL.String() }},
-		{"RS_HEARTBEAT", "heartbeat", "node heartbeat period", durSetter(&c.Heartbeat), func() string { return c.Heartbeat.String() }},
-		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", durSetter(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
-		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", durSetter(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
-		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", durSetter(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", strSetter(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
-		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", intSetter(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
-		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", levelSetter(&c.LogLevel), func() string { return levelName(c.LogLevel) }},
+		{"RS_NODE_ID", "node-id", "world node id, 1-255", flagval.NodeID(&c.NodeID), func() string { return strconv.Itoa(int(c.NodeID)) }},
+		{"RS_ETHER_PORT", "ether-port", "world link port on 127.0.0.1 (0: 5000 + node id)", flagval.Int(&c.EtherPort), func() string { return strconv.Itoa(c.EtherPort) }},
+		{"RS_DB_HOST", "db-host", "Postgres host", flagval.String(&c.DBHost), func() string { return c.DBHost }},
+		{"RS_DB_PORT", "db-port", "Postgres port", flagval.Int(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
+		{"RS_DB_NAME", "db-name", "Postgres database", flagval.String(&c.DBName), func() string { return c.DBName }},
+		{"RS_DB_USER", "db-user", "Postgres user", flagval.String(&c.DBUser), func() string { return c.DBUser }},
+		{"RS_DB_PASS", "db-pass", "Postgres password", flagval.String(&c.DBPass), func() string { return "***" }},
+		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", flagval.List(&c.ClusterHosts), c.ClusterHostsRedacted},
+		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", flagval.String(&c.ClusterName), func() string { return c.ClusterName }},
+		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", flagval.String(&c.MetricsListen), func() string { return c.MetricsListen }},
+		{"RS_LEASE_TTL", "lease-ttl", "login lock lifetime", flagval.Duration(&c.LeaseTTL), func() string { return c.LeaseTTL.String() }},
+		{"RS_HEARTBEAT", "heartbeat", "node heartbeat period", flagval.Duration(&c.Heartbeat), func() string { return c.Heartbeat.String() }},
+		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", flagval.Duration(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
+		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", flagval.Duration(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
+		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", flagval.Duration(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
+		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
+		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
+		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }
 
@@ -225,69 +226,10 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func levelSetter(p *slog.Level) func(string) error {
-	return func(s string) error {
-		l, err := parseLevel(s)
-		if err != nil {
-			return err
-		}
-		*p = l
-		return nil
-	}
-}
-
 // secretShown is how a secret appears in usage and dumps: "***" when set.
 func secretShown(s string) string {
 	if s == "" {
 		return ""
 	}
 	return "***"
-}
-
-func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }
-
-func intSetter(p *int) func(string) error {
-	return func(s string) error {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not a number")
-		}
-		*p = n
-		return nil
-	}
-}
-
-func uintSetter(p *uint8) func(string) error {
-	return func(s string) error {
-		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
-		if err != nil || n == 0 {
-			return errors.New("not a number 1-255")
-		}
-		*p = uint8(n)
-		return nil
-	}
-}
-
-func durSetter(p *time.Duration) func(string) error {
-	return func(s string) error {
-		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not a duration like 10s or 500ms")
-		}
-		*p = d
-		return nil
-	}
-}
-
-func listSetter(p *[]string) func(string) error {
-	return func(s string) error {
-		var out []string
-		for _, part := range strings.Split(s, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				out = append(out, part)
-			}
-		}
-		*p = out
-		return nil
-	}
 }

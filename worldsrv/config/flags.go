@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
 	"strings"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -23,29 +23,29 @@ type option struct {
 
 func (c *Config) options() []option {
 	return []option{
-		{flag: "node-id", env: "RS_NODE_ID", usage: "world node id, 1-255 (world number = node id - 9)", set: nodeSetter(&c.NodeID), get: func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{flag: "ether-port", env: "RS_ETHER_PORT", usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", set: portSetter(&c.EtherPort), get: func() string { return strconv.Itoa(c.EtherPort) }},
+		{flag: "node-id", env: "RS_NODE_ID", usage: "world node id, 1-255 (world number = node id - 9)", set: flagval.NodeID(&c.NodeID), get: func() string { return strconv.Itoa(int(c.NodeID)) }},
+		{flag: "ether-port", env: "RS_ETHER_PORT", usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", set: flagval.Port(&c.EtherPort), get: func() string { return strconv.Itoa(c.EtherPort) }},
 		{flag: "ether", usage: "sidecar: spawn, connect or off", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
-		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: boolSetter(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
-		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: strSetter(&c.EtherBin), get: func() string { return c.EtherBin }},
-		{flag: "link-token", env: "RS_LINK_TOKEN", usage: "sidecar link token (empty when spawning: random)", set: strSetter(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
-		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: strSetter(&c.DBHost), get: func() string { return c.DBHost }},
-		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: portSetter(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
-		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: strSetter(&c.DBName), get: func() string { return c.DBName }},
-		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: strSetter(&c.DBUser), get: func() string { return c.DBUser }},
-		{flag: "db-pass", env: "RS_DB_PASS", usage: "Postgres password", set: strSetter(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
-		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: listSetter(&c.Cluster), get: c.ClusterRedacted},
-		{flag: "rcon-password", usage: "admin console password (empty: RCON off)", set: strSetter(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
-		{flag: "autoregister", usage: "a new name registers on first login", set: boolSetter(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
+		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: flagval.Bool(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
+		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: flagval.String(&c.EtherBin), get: func() string { return c.EtherBin }},
+		{flag: "link-token", env: "RS_LINK_TOKEN", usage: "sidecar link token (empty when spawning: random)", set: flagval.String(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
+		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: flagval.String(&c.DBHost), get: func() string { return c.DBHost }},
+		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: flagval.Port(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
+		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: flagval.String(&c.DBName), get: func() string { return c.DBName }},
+		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: flagval.String(&c.DBUser), get: func() string { return c.DBUser }},
+		{flag: "db-pass", env: "RS_DB_PASS", usage: "Postgres password", set: flagval.String(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
+		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: flagval.List(&c.Cluster), get: c.ClusterRedacted},
+		{flag: "rcon-password", usage: "admin console password (empty: RCON off)", set: flagval.String(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
+		{flag: "autoregister", usage: "a new name registers on first login", set: flagval.Bool(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
 		{flag: "seed", usage: "terrain seed, decimal or 0x hex (default: from the node id)", set: seedSetter(&c.Seed, &c.SeedSet), get: c.seedShown},
 		{flag: "biome", usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", set: biomeSetter(&c.Biome, &c.BiomeSet), get: c.biomeShown},
-		{flag: "max-players", usage: "players online at most", set: intSetter(&c.MaxPlayers), get: func() string { return strconv.Itoa(c.MaxPlayers) }},
-		{flag: "max-conns-per-ip", usage: "open game connections from one address at most", set: intSetter(&c.MaxConnsPerIP), get: func() string { return strconv.Itoa(c.MaxConnsPerIP) }},
-		{flag: "word-filter", usage: "private-message word filter: a file (one word a line) or a comma list", set: strSetter(&c.WordFilter), get: func() string { return c.WordFilter }},
-		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: strSetter(&c.GameListen), get: func() string { return c.GameListen }},
-		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: strSetter(&c.HTTPListen), get: func() string { return c.HTTPListen }},
-		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: strSetter(&c.RCONListen), get: func() string { return c.RCONListen }},
-		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: levelSetter(&c.LogLevel), get: func() string { return levelName(c.LogLevel) }},
+		{flag: "max-players", usage: "players online at most", set: flagval.Int(&c.MaxPlayers), get: func() string { return strconv.Itoa(c.MaxPlayers) }},
+		{flag: "max-conns-per-ip", usage: "open game connections from one address at most", set: flagval.Int(&c.MaxConnsPerIP), get: func() string { return strconv.Itoa(c.MaxConnsPerIP) }},
+		{flag: "word-filter", usage: "private-message word filter: a file (one word a line) or a comma list", set: flagval.String(&c.WordFilter), get: func() string { return c.WordFilter }},
+		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: flagval.String(&c.GameListen), get: func() string { return c.GameListen }},
+		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: flagval.String(&c.HTTPListen), get: func() string { return c.HTTPListen }},
+		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: flagval.String(&c.RCONListen), get: func() string { return c.RCONListen }},
+		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: flagval.Level(&c.LogLevel), get: func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }
 
@@ -121,52 +121,6 @@ func (c *Config) biomeShown() string {
 	return c.Biome.String()
 }
 
-func strSetter(p *string) func(string) error { return func(s string) error { *p = s; return nil } }
-
-func intSetter(p *int) func(string) error {
-	return func(s string) error {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not a number")
-		}
-		*p = n
-		return nil
-	}
-}
-
-func portSetter(p *int) func(string) error {
-	return func(s string) error {
-		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 16)
-		if err != nil {
-			return errors.New("not a TCP port 0-65535")
-		}
-		*p = int(n)
-		return nil
-	}
-}
-
-func nodeSetter(p *uint8) func(string) error {
-	return func(s string) error {
-		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
-		if err != nil || n == 0 {
-			return errors.New("not a node id 1-255")
-		}
-		*p = uint8(n)
-		return nil
-	}
-}
-
-func boolSetter(p *bool) func(string) error {
-	return func(s string) error {
-		v, err := strconv.ParseBool(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not true or false")
-		}
-		*p = v
-		return nil
-	}
-}
-
 func modeSetter(p *EtherMode) func(string) error {
 	return func(s string) error {
 		m := EtherMode(strings.ToLower(strings.TrimSpace(s)))
@@ -204,50 +158,4 @@ func biomeSetter(p *terrain.Biome, set *bool) func(string) error {
 		*p, *set = b, true
 		return nil
 	}
-}
-
-func levelSetter(p *slog.Level) func(string) error {
-	return func(s string) error {
-		l, err := parseLevel(s)
-		if err != nil {
-			return err
-		}
-		*p = l
-		return nil
-	}
-}
-
-func listSetter(p *[]string) func(string) error {
-	return func(s string) error {
-		var out []string
-		for part := range strings.SplitSeq(s, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				out = append(out, part)
-			}
-		}
-		*p = out
-		return nil
-	}
-}
-
-func parseLevel(s string) (slog.Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "debug":
-		return slog.LevelDebug, nil
-	case "", "info":
-		return slog.LevelInfo, nil
-	case "warn", "warning":
-		return slog.LevelWarn, nil
-	case "error":
-		return slog.LevelError, nil
-	}
-	return 0, fmt.Errorf("unknown log level %q (debug, info, warn, error)", s)
-}
-
-func levelName(l slog.Level) string {
-	switch l {
-	case slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError:
-		return strings.ToLower(l.String())
-	}
-	return strconv.Itoa(int(l))
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -126,7 +127,7 @@ func checkHostPort(addr string) error {
 }
 
 func (c Config) checkMisc() error {
-	if _, err := parseLevel(levelName(c.LogLevel)); err != nil {
+	if _, err := flagval.ParseLevel(flagval.LevelName(c.LogLevel)); err != nil {
 		return bad("--log-level (RS_LOG_LEVEL)", "%v", err)
 	}
 	if isWordFile(c.WordFilter) {

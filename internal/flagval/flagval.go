@@ -1,0 +1,133 @@
+// Package flagval parses the typed values that a binary's config takes from
+// flags and environment variables alike: one setter per type (for
+// flag.Func and for an env table) and the log level. ether and worldsrv
+// layer their RS_* environment and flags through it, so a value means the
+// same in both and a bad one is refused in the same words.
+package flagval
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setter stores a parsed value, or says in a few words why s is not one.
+type Setter func(s string) error
+
+// String stores s as it is.
+func String(p *string) Setter { return func(s string) error { *p = s; return nil } }
+
+// Int stores a decimal integer.
+func Int(p *int) Setter {
+	return func(s string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not a number")
+		}
+		*p = n
+		return nil
+	}
+}
+
+// Port stores a TCP port, 0-65535 (0: pick one).
+func Port(p *int) Setter {
+	return func(s string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 16)
+		if err != nil {
+			return errors.New("not a TCP port 0-65535")
+		}
+		*p = int(n)
+		return nil
+	}
+}
+
+// NodeID stores a world node id, 1-255.
+func NodeID(p *uint8) Setter {
+	return func(s string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
+		if err != nil || n == 0 {
+			return errors.New("not a node id 1-255")
+		}
+		*p = uint8(n)
+		return nil
+	}
+}
+
+// Bool stores true or false (and the other spellings strconv takes).
+func Bool(p *bool) Setter {
+	return func(s string) error {
+		v, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not true or false")
+		}
+		*p = v
+		return nil
+	}
+}
+
+// Duration stores a Go duration such as 10s or 500ms.
+func Duration(p *time.Duration) Setter {
+	return func(s string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return errors.New("not a duration like 10s or 500ms")
+		}
+		*p = d
+		return nil
+	}
+}
+
+// List stores a comma-separated list, without blanks and empty parts.
+func List(p *[]string) Setter {
+	return func(s string) error {
+		var out []string
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		*p = out
+		return nil
+	}
+}
+
+// Level stores a log level (see ParseLevel).
+func Level(p *slog.Level) Setter {
+	return func(s string) error {
+		l, err := ParseLevel(s)
+		if err != nil {
+			return err
+		}
+		*p = l
+		return nil
+	}
+}
+
+// ParseLevel reads debug, info (also empty), warn (also warning) or error,
+// in any case.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q (debug, info, warn, error)", s)
+}
+
+// LevelName is the name ParseLevel takes for l, or l's number when it is
+// none of the four levels (which a config's Validate refuses).
+func LevelName(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError:
+		return strings.ToLower(l.String())
+	}
+	return strconv.Itoa(int(l))
+}

@@ -1,0 +1,78 @@
+package flagval
+
+import (
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSetters(t *testing.T) {
+	var (
+		i    int
+		port int
+		node uint8
+		b    bool
+		d    time.Duration
+		l    []string
+		lvl  slog.Level
+	)
+	cases := []struct {
+		name string
+		set  Setter
+		in   string
+		ok   bool
+		got  func() any
+		want any
+	}{
+		{"int", Int(&i), " 42 ", true, func() any { return i }, 42},
+		{"int bad", Int(&i), "4x", false, nil, nil},
+		{"port", Port(&port), "8080", true, func() any { return port }, 8080},
+		{"port too big", Port(&port), "65536", false, nil, nil},
+		{"port negative", Port(&port), "-1", false, nil, nil},
+		{"node", NodeID(&node), "255", true, func() any { return node }, uint8(255)},
+		{"node zero", NodeID(&node), "0", false, nil, nil},
+		{"node too big", NodeID(&node), "256", false, nil, nil},
+		{"bool", Bool(&b), "true", true, func() any { return b }, true},
+		{"bool bad", Bool(&b), "yes please", false, nil, nil},
+		{"duration", Duration(&d), "1500ms", true, func() any { return d }, 1500 * time.Millisecond},
+		{"duration bad", Duration(&d), "10", false, nil, nil},
+		{"list", List(&l), " a, ,b ,", true, func() any { return slices.Clone(l) }, []string{"a", "b"}},
+		{"level warning", Level(&lvl), "WARNING", true, func() any { return lvl }, slog.LevelWarn},
+		{"level empty is info", Level(&lvl), "", true, func() any { return lvl }, slog.LevelInfo},
+		{"level bad", Level(&lvl), "loud", false, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.set(c.in)
+			if (err == nil) != c.ok {
+				t.Fatalf("set(%q) error = %v, want ok %v", c.in, err, c.ok)
+			}
+			if c.ok {
+				if got := c.got(); !equal(got, c.want) {
+					t.Fatalf("set(%q) stored %v, want %v", c.in, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func equal(a, b any) bool {
+	if as, ok := a.([]string); ok {
+		bs, _ := b.([]string)
+		return slices.Equal(as, bs)
+	}
+	return a == b
+}
+
+func TestLevelName_RoundTrips(t *testing.T) {
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+		back, err := ParseLevel(LevelName(l))
+		if err != nil || back != l {
+			t.Errorf("ParseLevel(LevelName(%v)) = %v, %v", l, back, err)
+		}
+	}
+	if got := LevelName(slog.Level(3)); got != "3" {
+		t.Errorf("LevelName(3) = %q, want the number", got)
+	}
+}
