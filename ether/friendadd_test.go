@@ -8,7 +8,7 @@ import (
 
 // A FriendAdd that adds answers the owner's world with UpdateFriendList
 // (owner, friend, node): the node where the owner sees the friend, 0 when
-// the friend is offline or hidden (DESIGN.md section 5), so the client can
+// the friend is offline or hidden (docs/ether.md), so the client can
 // show the new row at once.
 func TestFriendAdd_AnswersWithTheFriendsNode(t *testing.T) {
 	c := newTestCluster(t, "")

@@ -1,5 +1,5 @@
 // Package config is the corrosion-agent configuration: the TOML file of
-// DESIGN.md section 4, its defaults, ${VAR} expansion for secrets, and
+// docs/wire-protocol.md, its defaults, ${VAR} expansion for secrets, and
 // validation that names the bad field and value.
 package config
 

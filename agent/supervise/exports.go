@@ -9,7 +9,7 @@ import (
 // to run) and agent/wire (states and console lines). They are re-exported
 // here, as aliases, so a program other than the agent that supervises a
 // process with this package — worldsrv and its ether sidecar — depends on
-// the supervisor alone: DESIGN.md section 2 lets worldsrv import
+// the supervisor alone: docs/development.md lets worldsrv import
 // agent/supervise and no other agent package.
 type (
 	Instance    = config.Instance

@@ -15,7 +15,7 @@ import (
 // Schema is the heartbeat schema version.
 const Schema = 2
 
-// State is an instance state (DESIGN.md section 4).
+// State is an instance state (docs/wire-protocol.md).
 type State string
 
 // Instance states: managed (an exec is configured) and unmanaged.

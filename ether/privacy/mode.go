@@ -33,7 +33,7 @@ func (m Mode) String() string {
 	return "mode(" + strconv.Itoa(int(m)) + ")"
 }
 
-// Visible is the rule of DESIGN.md section 5: whether another player may
+// Visible is the rule of docs/ether.md: whether another player may
 // see a player whose mode is m (learn its node, send it private messages).
 // listed reports whether the player's own friend list holds the other
 // player; it is called in Friends mode only, so a caller may pass a search

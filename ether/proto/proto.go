@@ -1,6 +1,6 @@
 // Package proto is the binary frame codec between a world server (worldsrv)
 // and its ether social sidecar: a u16 big-endian length, then a payload whose
-// first byte is the opcode (DESIGN.md section 5, the seed's table byte for
+// first byte is the opcode (docs/ether-protocol.md, the seed's table byte for
 // byte). It imports nothing of ours, so worldsrv and ether can both use it.
 //
 // One opcode table drives the codec: ops (table.go) holds a row per defined

@@ -1,6 +1,6 @@
 // Package session keeps one session per player online on this ether node
 // (friends, ignores and private mode, loaded from the store) and carries
-// out the social behaviour of DESIGN.md section 5: lists, presence,
+// out the social behaviour of docs/ether.md: lists, presence,
 // private messages, login checks, saves, resyncs and node up/down.
 //
 // # Life cycle

@@ -1,4 +1,4 @@
 // Package deptest holds the dependency test: it keeps `testing` and the
 // test helpers out of production binaries and enforces the import rules of
-// DESIGN.md section 2. It has no non-test code.
+// docs/development.md. It has no non-test code.
 package deptest
