@@ -30,7 +30,8 @@ const checkpointEvery = 2 * time.Second
 // Agent is one corrosion-agent. Create it with New and call Run once.
 type Agent struct {
 	cfg       *config.Config       // immutable
-	log       *slog.Logger         // immutable
+	log       *slog.Logger         // immutable; component=agent
+	baseLog   *slog.Logger         // immutable; the parts derive their own component from it
 	build     buildinfo.Info       // immutable
 	started   time.Time            // immutable
 	instances []*instance          // immutable, in config order
@@ -57,7 +58,7 @@ type instance struct {
 // supervisors but starts nothing.
 func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 	a := &Agent{
-		cfg: cfg, log: logger.With("component", "agent"), build: buildinfo.Get(),
+		cfg: cfg, log: logger.With("component", "agent"), baseLog: logger, build: buildinfo.Get(),
 		started: time.Now(), byID: map[string]*instance{},
 		collector: telemetry.NewCollector(logger),
 		prober:    telemetry.NewProber(cfg.Probes, 3*time.Second),
@@ -78,13 +79,13 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 
 func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 	inst := &instance{cfg: ic, console: &countingSink{pub: a.pub}, metrics: a.metrics}
-	fm, err := files.New(ic.Root, ic.Files.Deny, files.Limits{}, a.log)
+	fm, err := files.New(ic.Root, ic.Files.Deny, files.Limits{}, a.baseLog)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: files: %w", ic.ID, err)
 	}
 	inst.files = fm
 	if ic.RCON != nil {
-		inst.rcon = newRCONHandle(ic, inst.console, a.log)
+		inst.rcon = newRCONHandle(ic, inst.console, a.baseLog)
 	}
 	if !ic.Managed() {
 		return inst, nil
@@ -99,7 +100,7 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 			RingLines: ac.ConsoleRingLines},
 		Dir:    filepath.Join(ac.StateDir, "instances", ic.ID),
 		Sink:   inst.console,
-		Logger: a.log,
+		Logger: a.baseLog,
 	})
 	if err != nil {
 		return nil, err

@@ -265,3 +265,18 @@ func TestAgent_ShutdownLogsNoDisconnect(t *testing.T) {
 		t.Errorf("%d disconnect lines at shutdown, want 0:\n%s", n, p.out.String())
 	}
 }
+
+// TestAgent_LogLinesNameOneComponent: each part's log lines carry its own
+// component once (they carried component=agent and then their own).
+func TestAgent_LogLinesNameOneComponent(t *testing.T) {
+	ns := natstest.Start(t)
+	root := t.TempDir()
+	p := runAgent(t, fmt.Sprintf("nats_url = %q\n\n[[instance]]\nid = \"game\"\ngame = \"generic\"\nroot = %q\nexec = %q\nargs = [\"-run-for\", \"1h\"]\nautostart = true\n",
+		ns.URL(), root, testbin.Build(t, "./internal/fakegame")))
+	poll.True(t, 15*time.Second, "a supervisor log line", func() bool { return p.count("component=supervise") > 0 })
+	for _, line := range strings.Split(p.out.String(), "\n") {
+		if strings.Count(line, "component=") > 1 {
+			t.Errorf("log line names more than one component: %s", line)
+		}
+	}
+}
