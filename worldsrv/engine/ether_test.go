@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"testing"
+
+	"strconv"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/worldsrv/etherlink"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// etherWorld is a world linked to link, with a long pending bound: ticks
+// here are as fast as the test polls, not 600 ms.
+func etherWorld(t *testing.T, link *etherlink.Client, cfg Config) *world {
+	if cfg.PendingTicks == 0 {
+		cfg.PendingTicks = 3000
+	}
+	return newWorld(t, cfg, Deps{Accounts: newAccounts(t), Link: link})
+}
+
+// A linked sidecar that never answers LoginCheck: the login is answered
+// 13 in the PendingTicks-th tick after its account check, not before.
+func TestLogin_PendingTimeout(t *testing.T) {
+	link := startLink(t, silentPeer(t))
+	w := etherWorld(t, link, Config{PendingTicks: 5})
+	w.tickUntil("link up", link.Up)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "waiter", Password: "pw"})
+	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
+	for i := 1; i < 5; i++ {
+		w.tick()
+		if got := c.take(); len(got) != 0 {
+			t.Fatalf("tick %d after the check: %v", i, got)
+		}
+	}
+	w.tick()
+	if got := c.take(); code(t, got) != proto.LoginCouldNotComplete {
+		t.Fatalf("got %v, want 13", got)
+	}
+	w.tick()
+	if !c.done() || w.e.Stats().Pending != 0 {
+		t.Fatal("timed-out login not released")
+	}
+}
+
+// No sidecar listening: the link is down and a login is answered 8.
+func TestLogin_SidecarDown(t *testing.T) {
+	link := startLink(t, "127.0.0.1:"+strconv.Itoa(natstest.FreePort(t)))
+	w := etherWorld(t, link, Config{})
+	if _, got := w.login("10.0.0.1", "lonely", "pw"); code(t, got) != proto.LoginServerOffline {
+		t.Fatalf("got %v, want 8", got)
+	}
+}
