@@ -69,7 +69,7 @@ type Engine struct {
 	freePIDs     []uint16  // free pids, popped from the end (lowest last)
 	pending      map[uint64]*pendingLogin
 	pendingOrder []*pendingLogin   // pending logins in arrival order
-	saves        map[uint64][]byte // ether off: the saves, in memory
+	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
 	grid         grid
 	lastNow      time.Time
 

@@ -29,9 +29,15 @@ func (e *Engine) etherEvent(ev etherlink.Event) {
 	}
 }
 
-// resync recreates every online player's ether session, then asks every
-// session to refresh its presence.
+// resync sends the saves kept while the link was down, recreates every
+// online player's ether session, then asks every session to refresh its
+// presence.
 func (e *Engine) resync() {
+	for user, blob := range e.saves {
+		if e.link.Send(etherproto.PlayerSaveRequest{User37: user, SaveData: blob}) {
+			delete(e.saves, user)
+		}
+	}
 	for _, p := range e.players {
 		if p != nil {
 			e.link.Send(etherproto.PlayerResync{User37: p.user37, PID: p.pid, PrivateMode: uint8(p.chat.Private)})

@@ -52,3 +52,36 @@ func TestLogin_SidecarDown(t *testing.T) {
 		t.Fatalf("got %v, want 8", got)
 	}
 }
+
+// A player who logs out while the sidecar is down is saved in the world
+// and the save reaches ether once the link is back: the next login,
+// through the restarted sidecar, starts where the player left.
+func TestLogout_SaveKeptWhileLinkDown(t *testing.T) {
+	sc := startSidecar(t)
+	link := startLink(t, sc.addr())
+	w := etherWorld(t, link, Config{})
+	w.tickUntil("link up", link.Up)
+	c, got := w.login("10.0.0.1", "hiker", "pw")
+	if code(t, got) != proto.LoginOK {
+		t.Fatalf("login: %v", got)
+	}
+	target := farTarget(t, c.c.player.pos, 3)
+	c.deliver(&proto.Walk{X: target.X, Y: target.Y})
+	for range 3 {
+		w.tick()
+	}
+	at := c.c.player.pos
+	sc.kill()
+	w.tickUntil("link down", func() bool { return !link.Up() })
+	c.deliver(&proto.Logout{})
+	w.tick()
+	if len(w.e.saves) != 1 {
+		t.Fatal("save not kept while the link is down")
+	}
+	sc.start()
+	w.tickUntil("link up and the save sent", func() bool { return link.Up() && len(w.e.saves) == 0 })
+	_, got = w.login("10.0.0.1", "hiker", "pw")
+	if pos, ok := find[*proto.Position](got); !ok || pos.X != at.X || pos.Y != at.Y {
+		t.Fatalf("back at %+v, want %+v", pos, at)
+	}
+}

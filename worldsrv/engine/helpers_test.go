@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,7 +179,8 @@ func (c *client) done() bool {
 }
 
 // login sends Login and ticks until the LoginResponse arrives; it returns
-// every frame up to then.
+// every frame received so far, which stay in c.got for awaitFrame (ether
+// may answer RequestLists within the same tick).
 func (w *world) login(addr, name, password string) (*client, []proto.WorldMessage) {
 	w.t.Helper()
 	c := w.connect(addr)
@@ -192,7 +194,7 @@ func (w *world) login(addr, name, password string) (*client, []proto.WorldMessag
 		}
 		return false
 	})
-	return c, c.take()
+	return c, slices.Clone(c.got)
 }
 
 // code is the LoginResponse's code among msgs.

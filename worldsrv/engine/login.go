@@ -151,7 +151,12 @@ func (e *Engine) loaded(m etherproto.PlayerLoadResponse) {
 		return
 	}
 	delete(e.pending, m.User37)
-	e.accept(p.c, p.acc, p.pid, m.SaveData)
+	blob := m.SaveData
+	if kept, ok := e.saves[m.User37]; ok {
+		blob = kept // newer: saved while the link was down
+		delete(e.saves, m.User37)
+	}
+	e.accept(p.c, p.acc, p.pid, blob)
 }
 
 func (e *Engine) allocPID() uint16 {

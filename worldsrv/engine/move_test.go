@@ -45,6 +45,7 @@ func farTarget(t *testing.T, from terrain.Point, minSteps int) terrain.Point {
 func TestMove_StepsAroundObstaclesOneTileATick(t *testing.T) {
 	w := offWorld(t, Config{})
 	c, got := w.login("10.0.0.1", "runner", "pw")
+	c.take()
 	p0 := got[2].(*proto.Position)
 	m := testMap()
 	from := terrain.Point{X: p0.X, Y: p0.Y}
