@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -33,6 +34,9 @@ var phaseNames = [numPhases]string{"world", "inputs", "npcs", "players", "logout
 // PhaseNames lists the phases in the order a tick runs them.
 func PhaseNames() []string { return phaseNames[:] }
 
+// ErrRunning is Run's error when it is called a second time.
+var ErrRunning = errors.New("engine: Run called twice")
+
 // authResult is a finished account check.
 type authResult struct {
 	c   *Client
@@ -58,6 +62,7 @@ type Engine struct {
 	authCtx  context.Context // ends the account checks when Run ends
 	stopAuth context.CancelFunc
 	shutting atomic.Bool // BeginShutdown: logins answered 14
+	running  atomic.Bool // Run has been called
 
 	// Owned by the tick goroutine.
 	tick         uint64
@@ -71,6 +76,7 @@ type Engine struct {
 	pendingOrder []*pendingLogin   // pending logins in arrival order
 	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
 	grid         grid
+	keys         []uint32 // nearby's scratch
 	lastNow      time.Time
 
 	ring     statsRing
@@ -168,6 +174,9 @@ func nextSlot(last time.Time, interval time.Duration, now time.Time) (next time.
 // account checks. Ticks never pile up: a late tick's missed slots are
 // skipped (counted), never run back to back.
 func (e *Engine) Run(ctx context.Context) error {
+	if !e.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
 	defer e.stopAuth()
 	timer := time.NewTimer(0)
 	defer timer.Stop()

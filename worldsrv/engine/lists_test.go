@@ -62,18 +62,19 @@ func TestLogin_GarbageSaveStartsAtSpawn(t *testing.T) {
 // nearest first, capped at 255.
 func TestNearby_GridMatchesAllPairs(t *testing.T) {
 	m := testMap()
-	for _, n := range []int{1, 2, 50, 600} {
-		e := &Engine{world: m, grid: newGrid(m.Width(), m.Height())}
+	for _, n := range []int{1, 2, 50, 300, 600} {
+		e := &Engine{world: m, grid: newGrid(m.Width(), m.Height()), players: make([]*player, n+1)}
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
 		var ps []*player
 		for i := range n {
 			span := 128
-			if n == 600 {
-				span = 20 // a crowd: more than 255 in range
+			if n >= 300 {
+				span = 20 // more than 255 in range: the cells (300) and the rings (600, a crowd)
 			}
 			ps = append(ps, &player{pid: uint16(i + 1), user37: uint64(1000 + i),
 				pos: terrain.Point{X: uint16(rng.IntN(span)), Y: uint16(rng.IntN(span))}})
 			e.grid.add(ps[i])
+			e.players[i+1] = ps[i]
 		}
 		for _, p := range ps {
 			got := e.nearby(p, nil)

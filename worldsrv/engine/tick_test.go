@@ -1,7 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,8 +51,9 @@ func (c *steppingClock) read() time.Time { c.now = c.now.Add(c.step); return c.n
 // than the interval is an overrun, logged with its slowest phase.
 func TestTick_PhaseStatsAndOverrun(t *testing.T) {
 	clock := &steppingClock{now: time.Unix(0, 0), step: time.Millisecond}
+	var logs syncBuffer
 	w := newWorld(t, Config{EtherOff: true, TickInterval: 20 * time.Millisecond},
-		Deps{Accounts: newAccounts(t), Clock: clock.read})
+		Deps{Accounts: newAccounts(t), Clock: clock.read, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for range 150 {
 		w.tick()
 	}
@@ -71,6 +77,10 @@ func TestTick_PhaseStatsAndOverrun(t *testing.T) {
 	if st := w.e.Stats(); st.Overruns != 1 || st.Tick.Max != 33*time.Millisecond {
 		t.Fatalf("after a slow tick: %+v", st)
 	}
+	if out := logs.String(); strings.Count(out, "tick overran its interval") != 1 ||
+		!strings.Contains(out, "slowest_phase=world") || !strings.Contains(out, "took=33ms") {
+		t.Fatalf("log:\n%s", out)
+	}
 }
 
 // Run drives Tick on its own clock and, when its context ends, logs every
@@ -87,6 +97,9 @@ func TestRun_TicksAndSavesEveryoneAtTheEnd(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if err := w.e.Run(context.Background()); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second Run: %v", err)
 	}
 	if lo, ok := find[*proto.LoggedOut](c.take()); !ok || lo.Reason != proto.LogoutShutdown {
 		t.Fatalf("LoggedOut %+v, %v", lo, ok)
@@ -157,4 +170,22 @@ func TestInputs_IdleLogout(t *testing.T) {
 	if !ok || lo.Reason != proto.LogoutIdle || w.e.Stats().Idle != 1 {
 		t.Fatalf("LoggedOut %+v %v, stats %+v", lo, ok, w.e.Stats())
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

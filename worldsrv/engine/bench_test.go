@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+	"github.com/corrosion/corrosion/worldsrv/terrain"
+)
+
+// benchWorld is an ether-off engine on the default 256×256 map with n
+// players placed directly (no account checks), each walking somewhere
+// and drained every tick, as a network writer would.
+func benchWorld(b *testing.B, n int) (*Engine, []*Client) {
+	m := terrain.Generate(7, terrain.Grassland, terrain.DefaultSize, terrain.DefaultSize)
+	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
+		Deps{Map: m, Accounts: (*account.Store)(nil), Logger: testLogger(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Unix(0, 0)
+	var cs []*Client
+	for i := range n {
+		c, err := e.Attach(&memConn{addr: "10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.admit(now)
+		e.accept(c, account.Account{User37: uint64(1000 + i), Name: "p" + strconv.Itoa(i)}, e.allocPID(), nil)
+		cs = append(cs, c)
+	}
+	return e, cs
+}
+
+// BenchmarkTick_2000Crowd is one tick of 2000 players walking out of the
+// spawn area, where most of them start within 15 tiles of 255 others (a
+// full Nearby for almost everyone, every tick): the worst case.
+func BenchmarkTick_2000Crowd(b *testing.B) { benchTicks(b, false) }
+
+// BenchmarkTick_2000Spread is the same with the players spread over the
+// map's walkable tiles (a world some minutes after a login rush).
+func BenchmarkTick_2000Spread(b *testing.B) { benchTicks(b, true) }
+
+// BenchmarkTick_Empty is the baseline: a tick with nobody online.
+func BenchmarkTick_Empty(b *testing.B) {
+	e, _ := benchWorld(b, 0)
+	now := time.Unix(0, 0)
+	for b.Loop() {
+		now = now.Add(600 * time.Millisecond)
+		e.Tick(now)
+	}
+}
+
+func benchTicks(b *testing.B, spread bool) {
+	e, cs := benchWorld(b, 2000)
+	if spread {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for _, c := range cs {
+			for {
+				x, y := rng.IntN(e.world.Width()), rng.IntN(e.world.Height())
+				if e.world.Walkable(x, y) {
+					c.player.pos = terrain.Point{X: uint16(x), Y: uint16(y)}
+					break
+				}
+			}
+		}
+	}
+	now := time.Unix(0, 0)
+	for i := 0; b.Loop(); i++ {
+		for j, c := range cs {
+			if i%8 == 0 {
+				c.lastHeard = now
+				c.in <- &proto.Walk{X: uint16((j*37 + i) % 256), Y: uint16((j*91 + i) % 256)}
+			}
+		}
+		now = now.Add(600 * time.Millisecond)
+		e.Tick(now)
+		for _, c := range cs {
+			select {
+			case <-c.out:
+			default:
+			}
+		}
+	}
+	st := e.Stats()
+	b.ReportMetric(float64(st.Tick.P50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(st.Tick.P99.Microseconds()), "p99-µs")
+	if st.Players != 2000 {
+		b.Fatalf("%d players left", st.Players)
+	}
+}
