@@ -17,6 +17,8 @@ import (
 func benchWorld(b *testing.B, n int) (*Engine, []*Client) {
 	m := terrain.Generate(7, terrain.Grassland, terrain.DefaultSize, terrain.DefaultSize)
 	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
+		// The players are placed directly, so no account check ever runs:
+		// a nil store stands in for the accounts.
 		Deps{Map: m, Accounts: (*account.Store)(nil), Logger: testLogger(b)})
 	if err != nil {
 		b.Fatal(err)

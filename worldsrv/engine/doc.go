@@ -55,6 +55,17 @@
 // otherwise the sender gets "That player is currently offline." at once. A PM
 // that ether still drops (an ignore the world cannot see) is lost silently.
 //
+// Saves: a player's save is a 12-byte versioned blob (save.go: magic
+// "CWSV", version 1, position, chat modes) stored by ether
+// (PlayerSaveRequest at logout, PlayerLoadRequest at login). A save made
+// while the link is down, or with ether off, is kept in the world's memory
+// and sent on the next Connected; a blob that does not decode starts the
+// player on a spawn tile (counted in Stats.BadSaves).
+//
+// Seams for the next layers: the network listeners call Attach and feed
+// the Client; main calls New and Run; /status and /metrics read Stats;
+// the admin console's shutdown calls BeginShutdown.
+//
 // worldsrv's main and network listeners import it; it imports ether/proto,
-// worldsrv/proto, worldsrv/terrain and worldsrv/account.
+// worldsrv/proto, worldsrv/terrain, worldsrv/account and worldsrv/etherlink.
 package engine

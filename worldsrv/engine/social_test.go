@@ -37,8 +37,9 @@ func isType[T proto.WorldMessage](m proto.WorldMessage) bool { _, ok := m.(T); r
 
 // Through the real sidecar: the login sequence, a friend added and seen
 // online, a filtered PM delivered, PMs to offline players refused by the
-// world, the friend's logout seen, and its position restored from the
-// save ether stored.
+// world, the friend's logout seen, its position restored from the save
+// ether stored, a same-world duplicate refused, and after a sidecar crash
+// the world's resync bringing presence and PMs back.
 func TestEther_LoginFriendsPMLogoutRestore(t *testing.T) {
 	sc := startSidecar(t)
 	link := startLink(t, sc.addr())
@@ -79,32 +80,7 @@ func TestEther_LoginFriendsPMLogoutRestore(t *testing.T) {
 		t.Fatalf("PM to a stranger: %+v %v", sm, ok)
 	}
 
-	// bert walks, logs out (saved in ether), anna sees him go.
-	from := b.c.player.pos
-	b.deliver(&proto.Walk{X: farTarget(t, from, 4).X, Y: farTarget(t, from, 4).Y})
-	for range 4 {
-		w.tick()
-	}
-	at := b.c.player.pos
-	if at == from {
-		t.Fatal("bert did not move")
-	}
-	b.deliver(&proto.Logout{})
-	a.awaitFrame("anna sees bert offline", status(bert, 0))
-	a.deliver(&proto.PrivateMessage{Name: "bert", Text: "still there?"})
-	w.tick()
-	if sm, ok := find[*proto.SystemMessage](a.take()); !ok || sm.Text != textOffline {
-		t.Fatalf("PM to an offline friend: %+v %v", sm, ok)
-	}
-
-	b2, got := w.login("10.0.0.2", "bert", "pw")
-	if pos, ok := find[*proto.Position](got); !ok || (terrain.Point{X: pos.X, Y: pos.Y}) != at {
-		t.Fatalf("bert back at %+v, want %+v (moved from %+v)", pos, at, from)
-	}
-	b2.awaitFrame("bert's list shows anna", status(anna, 10))
-	a.awaitFrame("anna sees bert back", status(bert, 10))
-
-	// Same world, same player again: refused by the world.
+	b2 := bertLeavesAndReturns(t, w, a, b)
 	if _, got := w.login("10.0.0.3", "Bert", "pw"); code(t, got) != proto.LoginAlreadyOnline {
 		t.Fatalf("duplicate: %v, want 5", got)
 	}
@@ -121,4 +97,36 @@ func TestEther_LoginFriendsPMLogoutRestore(t *testing.T) {
 	if pm.From37 != anna || pm.Text != "welcome back" {
 		t.Fatalf("PM after resync %+v", pm)
 	}
+}
+
+// bertLeavesAndReturns walks bert, logs him out (anna sees him go and her
+// PM to him is refused by the world), logs him back in where he was (his
+// save, through ether) and returns his new client.
+func bertLeavesAndReturns(t *testing.T, w *world, a, b *client) *client {
+	t.Helper()
+	anna, bert := a.c.player.user37, b.c.player.user37
+	from := b.c.player.pos
+	target := farTarget(t, from, 4)
+	b.deliver(&proto.Walk{X: target.X, Y: target.Y})
+	for range 4 {
+		w.tick()
+	}
+	at := b.c.player.pos
+	if at == from {
+		t.Fatal("bert did not move")
+	}
+	b.deliver(&proto.Logout{})
+	a.awaitFrame("anna sees bert offline", status(bert, 0))
+	a.deliver(&proto.PrivateMessage{Name: "bert", Text: "still there?"})
+	w.tick()
+	if sm, ok := find[*proto.SystemMessage](a.take()); !ok || sm.Text != textOffline {
+		t.Fatalf("PM to an offline friend: %+v %v", sm, ok)
+	}
+	b2, got := w.login("10.0.0.2", "bert", "pw")
+	if pos, ok := find[*proto.Position](got); !ok || (terrain.Point{X: pos.X, Y: pos.Y}) != at {
+		t.Fatalf("bert back at %+v, want %+v (moved from %+v)", pos, at, from)
+	}
+	b2.awaitFrame("bert's list shows anna", status(anna, 10))
+	a.awaitFrame("anna sees bert back", status(bert, 10))
+	return b2
 }
