@@ -1,0 +1,159 @@
+package netserve
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/corrosion/corrosion/worldsrv/engine"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// transport is one connection's framing: TCP (a stream of frames) or
+// WebSocket (a frame per message).
+type transport interface {
+	// readPayload reads the next frame's payload, into buf when it fits.
+	readPayload(buf []byte) ([]byte, error)
+	// writeChunk writes one tick's frames within the write timeout.
+	writeChunk(chunk []byte) error
+	// close closes the connection at once.
+	close() error
+}
+
+// errBadMessage marks a read that was not a frame (a WebSocket text
+// message, say): the connection closes as for a malformed frame.
+var errBadMessage = errors.New("netserve: not a binary frame")
+
+// session is one client connection: the engine's Conn.
+type session struct {
+	srv    *Server
+	t      transport
+	addr   string         // the peer's address without port
+	client *engine.Client // set before the reader and writer start
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close
+}
+
+var _ engine.Conn = (*session)(nil)
+
+func newSession(s *Server, t transport, addr string) *session {
+	return &session{srv: s, t: t, addr: addr, closed: make(chan struct{})}
+}
+
+// RemoteAddr is the peer's address without port.
+func (ss *session) RemoteAddr() string { return ss.addr }
+
+// Close closes the connection; any goroutine, any number of times.
+func (ss *session) Close() error {
+	ss.closeOnce.Do(func() {
+		close(ss.closed)
+		_ = ss.t.close()
+	})
+	return nil
+}
+
+// serve runs the session on the calling goroutine until both its reader
+// and its writer are done. The caller has tracked it.
+func (ss *session) serve() {
+	defer ss.srv.untrack(ss)
+	defer ss.Close()
+	c, err := ss.srv.opts.Engine.Attach(ss)
+	if err != nil {
+		ss.srv.busy.Add(1)
+		ss.srv.log.Warn("connection refused: the engine's accept queue is full", "addr", ss.addr)
+		return
+	}
+	ss.client = c
+	wrote := make(chan struct{})
+	go func() { defer close(wrote); ss.writeLoop() }()
+	ss.readLoop()
+	<-wrote
+}
+
+// readLoop hands each frame to the engine until the connection ends, a
+// frame is bad, or the engine refuses one (a full queue: it hangs up).
+func (ss *session) readLoop() {
+	var buf []byte
+	for {
+		p, err := ss.t.readPayload(buf)
+		if err != nil {
+			if isBadFrame(err) {
+				ss.bad(err)
+			}
+			ss.client.Hangup()
+			return
+		}
+		// DecodeClient, not a Decoder: the message crosses to the tick
+		// goroutine, so it must own its strings.
+		m, err := proto.DecodeClient(p)
+		if err != nil {
+			ss.bad(err)
+			ss.client.Hangup()
+			return
+		}
+		if !ss.client.Deliver(m) {
+			ss.srv.log.Warn("client flooding: disconnected", "addr", ss.addr)
+			return
+		}
+		buf = p
+	}
+}
+
+func isBadFrame(err error) bool {
+	return errors.Is(err, proto.ErrTooLarge) || errors.Is(err, proto.ErrBadFrame) || errors.Is(err, errBadMessage)
+}
+
+// bad closes the connection for a frame it should not have sent.
+func (ss *session) bad(err error) {
+	ss.srv.badFrames.Add(1)
+	ss.srv.log.Info("bad frame: connection closed", "addr", ss.addr, "err", err)
+	_ = ss.Close()
+}
+
+// writeLoop writes the engine's chunks in order; once the engine is done
+// with the client it writes what is still queued and closes.
+func (ss *session) writeLoop() {
+	defer ss.Close()
+	out, done := ss.client.Outbound(), ss.client.Done()
+	for {
+		select {
+		case chunk := <-out:
+			if !ss.write(chunk) {
+				return
+			}
+		case <-done:
+			for {
+				select {
+				case chunk := <-out:
+					if !ss.write(chunk) {
+						return
+					}
+				default:
+					return
+				}
+			}
+		case <-ss.closed:
+			ss.client.Hangup()
+			return
+		}
+	}
+}
+
+func (ss *session) write(chunk []byte) bool {
+	err := ss.t.writeChunk(chunk)
+	if err == nil {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		ss.srv.slowWrites.Add(1)
+		ss.srv.log.Warn("client too slow to read: disconnected", "addr", ss.addr)
+	} else if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) {
+		ss.srv.log.Debug("write to client failed", "addr", ss.addr, "err", err)
+	}
+	_ = ss.Close()
+	ss.client.Hangup()
+	return false
+}
