@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"io"
+	"net"
+	"strconv"
 	"testing"
 
-	"strconv"
-
+	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -83,5 +86,37 @@ func TestLogout_SaveKeptWhileLinkDown(t *testing.T) {
 	_, got = w.login("10.0.0.1", "hiker", "pw")
 	if pos, ok := find[*proto.Position](got); !ok || pos.X != at.X || pos.Y != at.Y {
 		t.Fatalf("back at %+v, want %+v", pos, at)
+	}
+}
+
+// A sidecar sending faster than the world drains: each tick handles at
+// most EtherDrain events, the rest wait for the next ticks.
+func TestEther_DrainBoundedPerTick(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		t.Cleanup(func() { nc.Close() })
+		var b []byte
+		for i := range 10 {
+			b, _ = etherproto.AppendFrame(b, etherproto.PlayerSaveAck{User37: uint64(i + 1), Success: true})
+		}
+		_, _ = nc.Write(b)
+		_, _ = io.Copy(io.Discard, nc)
+	}()
+	link := startLink(t, ln.Addr().String())
+	w := etherWorld(t, link, Config{EtherDrain: 3})
+	poll.True(t, wait, "11 events queued", func() bool { return link.Stats().InQueue == 11 })
+	for _, want := range []uint64{3, 6, 9, 11, 11} {
+		w.tick()
+		if got := w.e.Stats().EtherEvents; got != want {
+			t.Fatalf("events handled %d, want %d", got, want)
+		}
 	}
 }
