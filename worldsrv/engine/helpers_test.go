@@ -84,6 +84,11 @@ func newWorld(t *testing.T, cfg Config, deps Deps) *world {
 	if cfg.NodeID == 0 {
 		cfg.NodeID = 10
 	}
+	if cfg.IdleTimeout == 0 {
+		// Ticks here are as fast as the test polls, each 600 ms of the
+		// world's time: a wait for another process must not idle anyone out.
+		cfg.IdleTimeout = 24 * time.Hour
+	}
 	if deps.Map == nil {
 		deps.Map = testMap()
 	}

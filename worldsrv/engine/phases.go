@@ -27,7 +27,9 @@ func (e *Engine) phaseInputs(now time.Time) {
 			continue
 		}
 		e.readInputs(c, now)
-		if c.state != stateClosing && now.Sub(c.lastHeard) > e.cfg.IdleTimeout {
+		// A client waiting for its login's answer waits on the world, not
+		// idly: only new connections and players time out.
+		if (c.state == stateNew || c.state == statePlaying) && now.Sub(c.lastHeard) > e.cfg.IdleTimeout {
 			e.counters.idle.Add(1)
 			e.leave(c, proto.LogoutIdle)
 		}

@@ -189,3 +189,18 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A client whose login waits on the world (its account check) is not idle;
+// a connection that never sends Login is.
+func TestInputs_IdleOnlyWhenTheClientIsSilent(t *testing.T) {
+	w := offWorld(t, Config{IdleTimeout: time.Second})
+	silent := w.connect("10.0.0.1")
+	c := w.connect("10.0.0.2")
+	c.c.state = stateAuthing // as if its account check were running
+	for range 3 {
+		w.tick()
+	}
+	if !silent.done() || c.done() || w.e.Stats().Idle != 1 {
+		t.Fatalf("silent released %v, authing released %v, stats %+v", silent.done(), c.done(), w.e.Stats())
+	}
+}
