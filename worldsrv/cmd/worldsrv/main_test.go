@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
+	"github.com/corrosion/corrosion/worldsrv/httpapi"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+	"github.com/corrosion/corrosion/worldsrv/terrain"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// wait bounds anything crossing processes.
+const wait = 60 * time.Second
+
+// proc is a running worldsrv.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	out    *testbin.Output
+	game   string // game address
+	http   string // base URL
+	exited chan struct{}
+}
+
+// dbFlags turns a database URL into worldsrv's --db-* flags.
+func dbFlags(t *testing.T, dsn string) []string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	return []string{"--db-host", u.Hostname(), "--db-port", u.Port(), "--db-name", u.Path[1:],
+		"--db-user", u.User.Username(), "--db-pass", pass}
+}
+
+// start runs worldsrv with args on free ports and waits for /ready.
+func start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	game, web, rcon := natstest.FreePort(t), natstest.FreePort(t), natstest.FreePort(t)
+	args = append(args, "--game-listen", "127.0.0.1:"+strconv.Itoa(game),
+		"--http-listen", "127.0.0.1:"+strconv.Itoa(web), "--rcon-listen", "127.0.0.1:"+strconv.Itoa(rcon))
+	p := &proc{t: t, cmd: exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), args...), out: &testbin.Output{},
+		game: "127.0.0.1:" + strconv.Itoa(game), http: "http://127.0.0.1:" + strconv.Itoa(web), exited: make(chan struct{})}
+	p.cmd.Env = testbin.Env()
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("worldsrv output:\n%s", p.out.String())
+		}
+	})
+	poll.Until(t, wait, func() error {
+		select {
+		case <-p.exited:
+			t.Fatalf("worldsrv exited early: %v\n%s", p.cmd.ProcessState, p.out.String())
+		default:
+		}
+		resp, err := http.Get(p.http + "/ready")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Errorf("/ready %d %s", resp.StatusCode, b)
+		}
+		return nil
+	})
+	return p
+}
+
+func (p *proc) get(path string) []byte {
+	p.t.Helper()
+	resp, err := http.Get(p.http + path)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		p.t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+	}
+	return b
+}
+
+func (p *proc) status() httpapi.Status {
+	p.t.Helper()
+	var st httpapi.Status
+	if err := json.Unmarshal(p.get("/status"), &st); err != nil {
+		p.t.Fatal(err)
+	}
+	return st
+}
+
+// sigterm stops worldsrv and wants exit 0.
+func (p *proc) sigterm() {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(wait):
+		p.t.Fatal("worldsrv did not exit after SIGTERM")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		p.t.Fatalf("exit code %d after SIGTERM, want 0", code)
+	}
+}
+
+// bot is a game client over TCP.
+type bot struct {
+	t  *testing.T
+	nc net.Conn
+	r  *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *bot {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	return &bot{t: t, nc: nc, r: bufio.NewReader(nc)}
+}
+
+func (b *bot) send(m proto.Message) {
+	b.t.Helper()
+	if err := proto.WriteFrame(b.nc, m); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bot) next() proto.WorldMessage {
+	b.t.Helper()
+	_ = b.nc.SetReadDeadline(time.Now().Add(wait))
+	p, err := proto.ReadFrame(b.r, nil)
+	if err != nil {
+		b.t.Fatalf("read: %v", err)
+	}
+	m, err := proto.DecodeWorld(p)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return m
+}
+
+// login logs in and returns the MapInfo and the first Position.
+func (b *bot) login(name string) (proto.MapInfo, proto.Position) {
+	b.t.Helper()
+	b.send(proto.Login{Username: name, Password: "secret"})
+	if r, ok := b.next().(*proto.LoginResponse); !ok || r.Code != proto.LoginOK {
+		b.t.Fatalf("login %s: %#v, want LoginResponse 2", name, r)
+	}
+	var info *proto.MapInfo
+	for {
+		switch m := b.next().(type) {
+		case *proto.MapInfo:
+			info = m
+		case *proto.Position:
+			if info == nil {
+				b.t.Fatal("Position before MapInfo")
+			}
+			return *info, *m
+		}
+	}
+}
+
+// until reads until a frame satisfies ok.
+func (b *bot) until(what string, ok func(proto.WorldMessage) bool) {
+	b.t.Helper()
+	for {
+		if ok(b.next()) {
+			return
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "version"} {
+		out, err := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), arg).Output()
+		if err != nil || !strings.HasPrefix(string(out), "worldsrv ") {
+			t.Fatalf("worldsrv %s: %q %v", arg, out, err)
+		}
+	}
+}
+
+func TestBadFlagExits2(t *testing.T) {
+	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), "--biome", "lava")
+	cmd.Env = testbin.Env()
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !bytes.Contains(out, []byte("biome")) {
+		t.Fatalf("--biome lava: %v\n%s", err, out)
+	}
+}
+
+func TestEtherOff_LoginMapAndSIGTERM(t *testing.T) {
+	p := start(t, append([]string{"--node-id", "10", "--ether", "off", "--seed", "0xc0ffee"},
+		dbFlags(t, pgtest.NewDatabase(t))...)...)
+	st := p.status()
+	if st.Seed != 0xc0ffee || st.Node != 10 || st.World != 1 || st.Ether != httpapi.EtherOff {
+		t.Fatalf("/status %+v", st)
+	}
+	if want := fmt.Sprintf("world 1: seed 0xc0ffee biome %s", st.Biome); !strings.Contains(p.out.String(), want) {
+		t.Fatalf("log lacks %q", want)
+	}
+	b := dial(t, p.game)
+	info, pos := b.login("alice")
+	if info.Seed != st.Seed || info.Biome != uint8(st.Biome) || info.Width != 256 || info.Height != 256 {
+		t.Fatalf("MapInfo %+v, /status seed %#x biome %s", info, st.Seed, st.Biome)
+	}
+	world := terrain.Generate(st.Seed, st.Biome, 256, 256)
+	if !world.Walkable(int(pos.X), int(pos.Y)) {
+		t.Fatalf("spawned on an unwalkable tile %+v", pos)
+	}
+	bin, err := world.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.get("/map.bin"); !bytes.Equal(got, bin) {
+		t.Fatalf("/map.bin is %d bytes, not the map of seed %#x (%d bytes)", len(got), st.Seed, len(bin))
+	}
+	poll.True(t, wait, "/status counts the player", func() bool { return p.status().Players == 1 })
+	if m := p.get("/metrics"); !bytes.Contains(m, []byte("worldsrv_players 1")) {
+		t.Fatalf("/metrics lacks worldsrv_players 1:\n%s", m)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	b.until("LoggedOut shutting down", func(m proto.WorldMessage) bool {
+		lo, ok := m.(*proto.LoggedOut)
+		return ok && lo.Reason == proto.LogoutShutdown
+	})
+	p.sigterm()
+}
+
+// With its sidecar spawned (the real ether on a real NATS), a player's
+// position survives the world's SIGTERM and restart.
+func TestEtherSpawn_PositionSavedAcrossRestart(t *testing.T) {
+	ns := natstest.Start(t)
+	args := append([]string{"--node-id", "10", "--ether", "spawn", "--ether-port", strconv.Itoa(natstest.FreePort(t)),
+		"--ether-bin", testbin.Build(t, "./ether/cmd/ether"), "--cluster", ns.URL()},
+		dbFlags(t, pgtest.NewDatabase(t))...)
+	p := start(t, args...)
+	if st := p.status(); st.Ether != httpapi.EtherUp {
+		t.Fatalf("/status ether %q, want up", st.Ether)
+	}
+	b := dial(t, p.game)
+	_, pos := b.login("walker")
+	spawns := terrain.Generate(p.status().Seed, p.status().Biome, 256, 256).Spawns()
+	target := spawns[0]
+	if target == (terrain.Point{X: pos.X, Y: pos.Y}) {
+		target = spawns[len(spawns)-1]
+	}
+	b.send(proto.Walk{X: target.X, Y: target.Y})
+	b.until("arrived", func(m proto.WorldMessage) bool {
+		at, ok := m.(*proto.Position)
+		return ok && at.X == target.X && at.Y == target.Y
+	})
+	p.sigterm()
+	p = start(t, args...)
+	b = dial(t, p.game)
+	if _, again := b.login("walker"); again.X != target.X || again.Y != target.Y {
+		t.Fatalf("after a restart at %+v, want %+v (saved)", again, target)
+	}
+}
