@@ -61,6 +61,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	log.Info("worldsrv starting", "version", buildinfo.Get().String(), "config", cfg)
 	w, err := world.New(ctx, cfg, log)
+	if err != nil && ctx.Err() != nil {
+		log.Info("stopped during start-up", "err", err)
+		return nil // a signal during start-up is an orderly stop
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
@@ -245,9 +248,10 @@ func TestEtherOff_LoginMapAndSIGTERM(t *testing.T) {
 	if got := p.get("/map.bin"); !bytes.Equal(got, bin) {
 		t.Fatalf("/map.bin is %d bytes, not the map of seed %#x (%d bytes)", len(got), st.Seed, len(bin))
 	}
-	poll.True(t, wait, "/status counts the player", func() bool { return p.status().Players == 1 })
-	if m := p.get("/metrics"); !bytes.Contains(m, []byte("worldsrv_players 1")) {
-		t.Fatalf("/metrics lacks worldsrv_players 1:\n%s", m)
+	wsLogin(t, "ws"+strings.TrimPrefix(p.http, "http")+"/ws", "bob", st.Seed)
+	poll.True(t, wait, "/status counts the players", func() bool { return p.status().Players == 2 })
+	if m := p.get("/metrics"); !bytes.Contains(m, []byte("worldsrv_players 2")) {
+		t.Fatalf("/metrics lacks worldsrv_players 2:\n%s", m)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -257,6 +261,54 @@ func TestEtherOff_LoginMapAndSIGTERM(t *testing.T) {
 		return ok && lo.Reason == proto.LogoutShutdown
 	})
 	p.sigterm()
+}
+
+// wsLogin logs name in over WebSocket (one frame per binary message) and
+// reads up to its Position; the connection stays open until the test ends.
+func wsLogin(t *testing.T, url, name string, seed uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.CloseNow() })
+	frame, _ := proto.AppendFrame(nil, proto.Login{Username: name, Password: "secret"})
+	if err := c.Write(ctx, websocket.MessageBinary, frame); err != nil {
+		t.Fatal(err)
+	}
+	var got []proto.WorldOp
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("websocket login: %v after %v", err, got)
+		}
+		payload, err := proto.DecodeFrame(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := proto.DecodeWorld(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Op())
+		switch m := m.(type) {
+		case *proto.LoginResponse:
+			if m.Code != proto.LoginOK {
+				t.Fatalf("websocket login: code %d", m.Code)
+			}
+		case *proto.MapInfo:
+			if m.Seed != seed {
+				t.Fatalf("websocket MapInfo seed %#x, want %#x", m.Seed, seed)
+			}
+		case *proto.Position:
+			if len(got) < 3 || got[0] != proto.OpLoginResponse {
+				t.Fatalf("websocket login frames %v", got)
+			}
+			return
+		}
+	}
 }
 
 // With its sidecar spawned (the real ether on a real NATS), a player's
