@@ -55,7 +55,7 @@ type Server struct {
 	stopping  bool                      // guarded by mu: StopAccepting was called
 	listeners map[net.Listener]struct{} // guarded by mu
 	sessions  map[*session]struct{}     // guarded by mu
-	wg        sync.WaitGroup            // one per session and per ServeTCP
+	wg        sync.WaitGroup            // one per session
 
 	accepted, busy, badFrames, slowWrites, refused atomic.Uint64
 }

@@ -199,7 +199,10 @@ func (w *World) Run(ctx context.Context) error {
 	gameDone := make(chan error, 1)
 	go func() { gameDone <- w.net.ServeTCP(w.gameLn) }()
 	w.log.Info("world ready", "game", w.gameLn.Addr().String(), "http", w.httpLn.Addr().String(),
-		"ether", string(w.cfg.Ether), "rcon", "not yet served")
+		"ether", string(w.cfg.Ether))
+	if w.cfg.RCONEnabled() {
+		w.log.Warn("--rcon-password is set but this build serves no admin console yet (RCON and WebRCON)")
+	}
 
 	var err error
 	select {
