@@ -1,6 +1,7 @@
 package netserve
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sync"
@@ -196,4 +197,39 @@ func walk(c *tcpClient, a, b terrain.Point, stop <-chan struct{}) {
 		case <-tick.C:
 		}
 	}
+}
+
+// Accepting never waits for the tick: with the engine not ticking and its
+// accept queue (1) full, the next connection is closed at once, counted.
+func TestTCP_FullAcceptQueueCloses(t *testing.T) {
+	e, err := engine.New(engine.Config{NodeID: 10, EtherOff: true, AcceptQueue: 1},
+		engine.Deps{Map: testMap(), Accounts: newAccounts(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = srv.ServeTCP(ln) }()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Close(ctx) // the engine never ran: the admitted one is closed here
+		<-served
+	}()
+	first := dialTCP(t, ln.Addr().String())
+	poll.True(t, wait, "first connection attached", func() bool { return srv.Stats().Accepted == 1 })
+	second := dialTCP(t, ln.Addr().String())
+	second.expectClosed()
+	poll.True(t, wait, "Busy 1 and the first still open", func() bool {
+		st := srv.Stats()
+		return st.Busy == 1 && st.Open == 1
+	})
+	_ = first
 }
