@@ -58,6 +58,14 @@ func dbFlags(t *testing.T, dsn string) []string {
 // start runs worldsrv with args on free ports and waits for /ready.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	p := launch(t, args...)
+	p.waitReady()
+	return p
+}
+
+// launch runs worldsrv with args on free ports.
+func launch(t *testing.T, args ...string) *proc {
+	t.Helper()
 	game, web, rcon := natstest.FreePort(t), natstest.FreePort(t), natstest.FreePort(t)
 	args = append(args, "--game-listen", "127.0.0.1:"+strconv.Itoa(game),
 		"--http-listen", "127.0.0.1:"+strconv.Itoa(web), "--rcon-listen", "127.0.0.1:"+strconv.Itoa(rcon))
@@ -76,6 +84,13 @@ func start(t *testing.T, args ...string) *proc {
 			t.Logf("worldsrv output:\n%s", p.out.String())
 		}
 	})
+	return p
+}
+
+// waitReady polls /ready until it answers 200.
+func (p *proc) waitReady() {
+	t := p.t
+	t.Helper()
 	poll.Until(t, wait, func() error {
 		select {
 		case <-p.exited:
@@ -93,7 +108,6 @@ func start(t *testing.T, args ...string) *proc {
 		}
 		return nil
 	})
-	return p
 }
 
 func (p *proc) get(path string) []byte {
@@ -340,4 +354,80 @@ func TestEtherSpawn_PositionSavedAcrossRestart(t *testing.T) {
 	if _, again := b.login("walker"); again.X != target.X || again.Y != target.Y {
 		t.Fatalf("after a restart at %+v, want %+v (saved)", again, target)
 	}
+}
+
+// --ether connect: the sidecar is someone else's. /ready waits for the
+// link; a login goes through it; the world's SIGTERM leaves ether running.
+func TestEtherConnect_ReadyFollowsTheLink(t *testing.T) {
+	ns := natstest.Start(t)
+	dsn := pgtest.NewDatabase(t)
+	port := natstest.FreePort(t)
+	p := launch(t, append([]string{"--node-id", "10", "--ether", "connect", "--ether-port", strconv.Itoa(port)},
+		dbFlags(t, dsn)...)...)
+	poll.Until(t, wait, func() error {
+		resp, err := http.Get(p.http + "/ready")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var r httpapi.Readiness
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			return err
+		}
+		if resp.StatusCode == http.StatusOK || r.Reason != httpapi.ReasonEtherDown {
+			t.Fatalf("/ready %d %+v without a sidecar", resp.StatusCode, r)
+		}
+		return nil
+	})
+	ether := startEther(t, dsn, ns.URL(), port)
+	p.waitReady()
+	b := dial(t, p.game)
+	b.login("linked")
+	p.sigterm()
+	select {
+	case <-ether:
+		t.Fatal("ether exited with the world it does not belong to")
+	default:
+	}
+	nc, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), wait)
+	if err != nil {
+		t.Fatalf("ether no longer listens after the world stopped: %v", err)
+	}
+	_ = nc.Close()
+}
+
+// startEther migrates and runs the real ether on port; the channel closes
+// when it exits.
+func startEther(t *testing.T, dsn, nats string, port int) <-chan struct{} {
+	t.Helper()
+	bin := testbin.Build(t, "./ether/cmd/ether")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	env := append(testbin.Env(), "RS_DB_HOST="+u.Hostname(), "RS_DB_PORT="+u.Port(), "RS_DB_NAME="+u.Path[1:],
+		"RS_DB_USER="+u.User.Username(), "RS_DB_PASS="+pass, "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+nats)
+	migrate := exec.Command(bin, "migrate")
+	migrate.Env = env
+	if out, err := migrate.CombinedOutput(); err != nil {
+		t.Fatalf("ether migrate: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--ether-port", strconv.Itoa(port))
+	cmd.Env = env
+	out := &testbin.Output{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+		if t.Failed() {
+			t.Logf("ether output:\n%s", out.String())
+		}
+	})
+	return exited
 }
