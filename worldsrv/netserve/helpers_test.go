@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,18 +129,14 @@ func dialTCP(t *testing.T, addr string) *tcpClient {
 // not read fills the path quickly.
 func dialSmallWindow(t *testing.T, addr string) net.Conn {
 	t.Helper()
-	d := net.Dialer{Timeout: wait, Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048)
-		})
-		return errors.Join(err, serr)
-	}}
-	nc, err := d.Dial("tcp", addr)
+	nc, err := net.DialTimeout("tcp", addr, wait)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = nc.Close() })
+	if err := nc.(*net.TCPConn).SetReadBuffer(2048); err != nil {
+		t.Fatal(err)
+	}
 	return nc
 }
 
