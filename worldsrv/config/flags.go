@@ -25,7 +25,7 @@ func (c *Config) options() []option {
 	return []option{
 		{flag: "node-id", env: "RS_NODE_ID", usage: "world node id, 1-255 (world number = node id - 9)", set: flagval.NodeID(&c.NodeID), get: func() string { return strconv.Itoa(int(c.NodeID)) }},
 		{flag: "ether-port", env: "RS_ETHER_PORT", usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", set: flagval.Port(&c.EtherPort), get: func() string { return strconv.Itoa(c.EtherPort) }},
-		{flag: "ether", usage: "sidecar: spawn, connect or off", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
+		{flag: "ether", usage: "sidecar: spawn, connect or off (default spawn)", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
 		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: flagval.Bool(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
 		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: flagval.String(&c.EtherBin), get: func() string { return c.EtherBin }},
 		{flag: "link-token", env: "RS_LINK_TOKEN", usage: "sidecar link token (empty when spawning: random)", set: flagval.String(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
@@ -90,11 +90,16 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 		if o.env != "" {
 			usage += " [" + o.env + "]"
 		}
+		// A default the usage already describes (listen addresses, seed,
+		// biome) or an empty one is not printed again.
+		if def := o.get(); def != "" && !strings.Contains(o.usage, "(default") {
+			usage += " (default " + def + ")"
+		}
 		if o.boolean {
-			fs.BoolFunc(o.flag, usage+" (default "+o.get()+")", o.set)
+			fs.BoolFunc(o.flag, usage, o.set)
 			continue
 		}
-		fs.Func(o.flag, usage+" (default "+o.get()+")", o.set)
+		fs.Func(o.flag, usage, o.set)
 	}
 	return fs
 }
