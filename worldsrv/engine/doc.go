@@ -45,8 +45,18 @@
 //
 // Threading rule: all player and connection state is owned by the tick
 // goroutine (the one calling Tick, which Run does). Other goroutines reach the
-// engine only through Attach, Client.Deliver, Client.Hangup, BeginShutdown and
-// Stats, which are safe for concurrent use.
+// engine only through Attach, Client.Deliver, Client.Hangup, BeginShutdown,
+// Stats, Stopping and the admin.Console methods, which are safe for
+// concurrent use.
+//
+// Admin console (admin.go): Status, Players, Say, Kick, Save and Shutdown
+// put a request with a buffered reply channel on a bounded queue
+// (AdminQueue) and wait for the answer or for their ctx; the inputs phase
+// answers them first thing, so nothing touches player state off the tick.
+// Shutdown counts down on tick time, announcing "World shutting down in N
+// seconds" at its start and at 3600/1800/600/300/120/60/30/10/5/4/3/2/1
+// seconds left; at zero logins stop (14), every player leaves with reason
+// 2, saved, and Stopping closes after that tick.
 //
 // Undeliverable private messages: ether drops a PM to an offline, hidden or
 // ignoring player and sends nothing back, so the world decides from what it
@@ -64,7 +74,8 @@
 //
 // Seams for the next layers: the network listeners call Attach and feed
 // the Client; main calls New and Run; /status and /metrics read Stats;
-// the admin console's shutdown calls BeginShutdown.
+// the admin console calls the Console methods; main stops the process when
+// Stopping closes.
 //
 // worldsrv's main and network listeners import it; it imports ether/proto,
 // worldsrv/proto, worldsrv/terrain, worldsrv/account and worldsrv/etherlink.

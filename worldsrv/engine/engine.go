@@ -61,23 +61,28 @@ type Engine struct {
 	auths    chan authResult // checkers → tick (MaxAuthInFlight)
 	authCtx  context.Context // ends the account checks when Run ends
 	stopAuth context.CancelFunc
-	shutting atomic.Bool // BeginShutdown: logins answered 14
-	running  atomic.Bool // Run has been called
+	shutting atomic.Bool   // BeginShutdown: logins answered 14
+	admin    chan adminReq // admin console → tick (AdminQueue)
+	stopping chan struct{} // closed by the tick after an admin shutdown
+	born     time.Time     // immutable after New
+	running  atomic.Bool   // Run has been called
 
 	// Owned by the tick goroutine.
-	tick         uint64
-	clients      []*Client // admitted, in admission order
-	addrs        map[string]int
-	authing      int
-	byUser       map[uint64]*player
-	players      []*player // by pid (index 0 unused); nil = free
-	freePIDs     []uint16  // free pids, popped from the end (lowest last)
-	pending      map[uint64]*pendingLogin
-	pendingOrder []*pendingLogin   // pending logins in arrival order
-	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
-	grid         grid
-	keys         []uint32 // nearby's scratch
-	lastNow      time.Time
+	tick          uint64
+	clients       []*Client // admitted, in admission order
+	addrs         map[string]int
+	authing       int
+	byUser        map[uint64]*player
+	players       []*player // by pid (index 0 unused); nil = free
+	freePIDs      []uint16  // free pids, popped from the end (lowest last)
+	pending       map[uint64]*pendingLogin
+	pendingOrder  []*pendingLogin   // pending logins in arrival order
+	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
+	grid          grid
+	keys          []uint32 // nearby's scratch
+	lastNow       time.Time
+	down          countdown // an admin shutdown counting down
+	stopAfterTick bool      // the countdown ended: close stopping after this tick
 
 	ring     statsRing
 	counters counters
@@ -98,7 +103,8 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, log: deps.Logger, world: deps.Map, spawns: spawns,
 		accounts: deps.Accounts, link: deps.Link, clock: deps.Clock,
-		filter:  newWordFilter(cfg.WordFilter),
+		filter: newWordFilter(cfg.WordFilter),
+		admin:  make(chan adminReq, AdminQueue), stopping: make(chan struct{}), born: time.Now(),
 		accepts: make(chan *Client, cfg.AcceptQueue), auths: make(chan authResult, cfg.MaxAuthInFlight),
 		addrs: map[string]int{}, byUser: map[uint64]*player{}, pending: map[uint64]*pendingLogin{},
 		saves: map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
@@ -152,6 +158,10 @@ func (e *Engine) Tick(now time.Time) {
 	e.counters.players.Store(int64(len(e.byUser)))
 	e.counters.pending.Store(int64(len(e.pending)))
 	e.counters.clients.Store(int64(len(e.clients)))
+	if e.stopAfterTick {
+		e.stopAfterTick = false
+		close(e.stopping)
+	}
 }
 
 // nextSlot is when the tick after the one started at last should start,

@@ -17,6 +17,7 @@ func (e *Engine) phaseZones(time.Time) {}
 
 // phaseInputs admits the new connections and reads every client's queue.
 func (e *Engine) phaseInputs(now time.Time) {
+	e.adminInputs(now)
 	e.admit(now)
 	for _, c := range e.clients {
 		if c.state == stateClosing {

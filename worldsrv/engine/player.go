@@ -75,12 +75,9 @@ func (e *Engine) phaseLogouts(time.Time) {
 // logout saves p (position included), tells ether and the client, and
 // removes p; its connection is released in cleanup.
 func (e *Engine) logout(p *player) {
-	blob := save{Pos: p.pos, Chat: p.chat}.encode()
-	if e.link == nil || !e.link.Send(etherproto.PlayerSaveRequest{User37: p.user37, SaveData: blob}) {
-		// Ether off, or the link down: kept here (a link's Connected
-		// sends it on; a login before then loads it from here).
-		e.saves[p.user37] = blob
-	}
+	// Ether off, or the link down: the save is kept here (a link's
+	// Connected sends it on; a login before then loads it from here).
+	e.store(p)
 	if e.link != nil {
 		e.link.Send(etherproto.PlayerLogout{User37: p.user37})
 	}
