@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/config"
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
@@ -58,6 +59,8 @@ type World struct {
 	http   *http.Server
 	gameLn net.Listener
 	httpLn net.Listener
+	admin  *admin.Server // nil when --rcon-password is empty
+	rconLn net.Listener  // nil when --rcon-password is empty
 
 	running atomic.Bool // engine.Run is running
 }
@@ -158,6 +161,9 @@ func (w *World) build(words []string) error {
 		return err
 	}
 	api.Handle("GET /ws", w.net.WebSocket())
+	if err := w.buildAdmin(api); err != nil {
+		return err
+	}
 	w.http = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
 	if w.gameLn, err = net.Listen("tcp", cfg.GameListen); err != nil {
 		return fmt.Errorf("listen for game clients on %s: %w", cfg.GameListen, err)
@@ -168,14 +174,35 @@ func (w *World) build(words []string) error {
 	return nil
 }
 
+// buildAdmin makes the admin console when --rcon-password is set: Source
+// RCON on --rcon-listen, WebRCON at /rcon/{password} on the HTTP port.
+func (w *World) buildAdmin(api *httpapi.Server) error {
+	if !w.cfg.RCONEnabled() {
+		return nil
+	}
+	adm, err := admin.New(admin.Config{Password: w.cfg.RCONPassword, Console: w.engine, Logger: w.log})
+	if err != nil {
+		return err
+	}
+	if w.rconLn, err = net.Listen("tcp", w.cfg.RCONListen); err != nil {
+		return fmt.Errorf("listen for Source RCON on %s: %w", w.cfg.RCONListen, err)
+	}
+	w.admin = adm
+	api.Handle("GET /rcon/{password}", adm.WebHandler())
+	return nil
+}
+
 // GameAddr and HTTPAddr are the bound listeners' addresses.
 func (w *World) GameAddr() net.Addr { return w.gameLn.Addr() }
 
 // HTTPAddr is the HTTP listener's address.
 func (w *World) HTTPAddr() net.Addr { return w.httpLn.Addr() }
 
-// Run serves until ctx ends, then shuts down in this order:
+// Run serves until ctx ends or an admin "shutdown" has run its countdown
+// (engine.Stopping; Run then returns nil, so the process exits 0), then
+// shuts down in this order:
 //
+//  0. the admin console closes (Source RCON listener and every session);
 //  1. stop accepting game connections (the TCP listener closes, /ws answers 503);
 //  2. the engine stops logins (BeginShutdown) and runs a last tick that saves
 //     and logs everyone out (LoggedOut "world shutting down");
@@ -198,15 +225,21 @@ func (w *World) Run(ctx context.Context) error {
 	go func() { httpDone <- w.http.Serve(w.httpLn) }()
 	gameDone := make(chan error, 1)
 	go func() { gameDone <- w.net.ServeTCP(w.gameLn) }()
+	adminDone := make(chan error, 1)
+	if w.admin != nil {
+		go func() { adminDone <- w.admin.ServeSource(context.Background(), w.rconLn) }()
+		w.log.Info("admin console on", "rcon", w.rconLn.Addr().String(), "webrcon", "/rcon/{password}")
+	}
 	w.log.Info("world ready", "game", w.gameLn.Addr().String(), "http", w.httpLn.Addr().String(),
 		"ether", string(w.cfg.Ether))
-	if w.cfg.RCONEnabled() {
-		w.log.Warn("--rcon-password is set but this build serves no admin console yet (RCON and WebRCON)")
-	}
 
 	var err error
 	select {
 	case <-ctx.Done():
+	case <-w.engine.Stopping():
+		w.log.Info("admin shutdown: the world stops")
+	case err = <-adminDone:
+		err = fmt.Errorf("serve Source RCON: %w", err)
 	case err = <-engineDone:
 		err = fmt.Errorf("engine stopped: %w", errors.Join(err, errors.New("tick loop ended")))
 		engineDone <- nil
@@ -222,6 +255,9 @@ func (w *World) Run(ctx context.Context) error {
 // shutdown runs Run's teardown, in the order written on Run.
 func (w *World) shutdown(stopEngine func(), engineDone, gameDone <-chan error, stopLink func()) {
 	w.log.Info("world shutting down", "players", w.engine.Stats().Players)
+	if w.admin != nil {
+		w.admin.Close()
+	}
 	w.net.StopAccepting()
 	<-gameDone
 	w.engine.BeginShutdown()
@@ -267,7 +303,7 @@ func (w *World) stopSidecar() {
 
 // release undoes a New that failed half-way.
 func (w *World) release() {
-	for _, ln := range []net.Listener{w.gameLn, w.httpLn} {
+	for _, ln := range []net.Listener{w.gameLn, w.httpLn, w.rconLn} {
 		if ln != nil {
 			_ = ln.Close()
 		}
