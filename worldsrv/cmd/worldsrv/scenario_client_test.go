@@ -20,10 +20,10 @@ import (
 // the world's 30 s idle limit.
 const keepaliveEvery = 5 * time.Second
 
-// player is one game client over TCP for the scenario: a goroutine reads
+// scenarioPlayer is one game client over TCP for the scenario: a goroutine reads
 // and decodes every frame into a channel, so a wait can keep the
 // connection alive (Keepalive) while it reads.
-type player struct {
+type scenarioPlayer struct {
 	t      *testing.T
 	name   string
 	nc     net.Conn
@@ -32,20 +32,20 @@ type player struct {
 	seen   []string                // the last frames read, for failure messages
 }
 
-// connect dials a world's game port as name.
-func connect(t *testing.T, addr, name string) *player {
+// connectPlayer dials a world's game port as name.
+func connectPlayer(t *testing.T, addr, name string) *scenarioPlayer {
 	t.Helper()
 	nc, err := net.DialTimeout("tcp", addr, wait)
 	if err != nil {
 		t.Fatalf("%s: dial %s: %v", name, addr, err)
 	}
 	t.Cleanup(func() { _ = nc.Close() })
-	p := &player{t: t, name: name, nc: nc, frames: make(chan proto.WorldMessage, 256)}
+	p := &scenarioPlayer{t: t, name: name, nc: nc, frames: make(chan proto.WorldMessage, 256)}
 	go p.read()
 	return p
 }
 
-func (p *player) read() {
+func (p *scenarioPlayer) read() {
 	defer close(p.frames)
 	r := bufio.NewReader(p.nc)
 	for {
@@ -63,7 +63,7 @@ func (p *player) read() {
 	}
 }
 
-func (p *player) send(m proto.Message) {
+func (p *scenarioPlayer) send(m proto.Message) {
 	p.t.Helper()
 	if err := proto.WriteFrame(p.nc, m); err != nil {
 		p.t.Fatalf("%s: send %T: %v", p.name, m, err)
@@ -72,7 +72,7 @@ func (p *player) send(m proto.Message) {
 
 // waitFor reads frames until ok accepts one and returns it; it fails the
 // test, naming what it waited for, on a deadline or a closed connection.
-func (p *player) waitFor(what string, ok func(proto.WorldMessage) bool) proto.WorldMessage {
+func (p *scenarioPlayer) waitFor(what string, ok func(proto.WorldMessage) bool) proto.WorldMessage {
 	p.t.Helper()
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
@@ -97,7 +97,7 @@ func (p *player) waitFor(what string, ok func(proto.WorldMessage) bool) proto.Wo
 	}
 }
 
-func (p *player) remember(m proto.WorldMessage) {
+func (p *scenarioPlayer) remember(m proto.WorldMessage) {
 	const keep = 12
 	p.seen = append(p.seen, fmt.Sprintf("%T%+v", m, m))
 	if len(p.seen) > keep {
@@ -106,7 +106,7 @@ func (p *player) remember(m proto.WorldMessage) {
 }
 
 // login sends Login and returns the LoginResponse.
-func (p *player) login() proto.LoginResponse {
+func (p *scenarioPlayer) login() proto.LoginResponse {
 	p.t.Helper()
 	p.send(proto.Login{Username: p.name, Password: "secret"})
 	m := p.waitFor("LoginResponse", func(m proto.WorldMessage) bool {
@@ -117,7 +117,7 @@ func (p *player) login() proto.LoginResponse {
 }
 
 // loginOn logs in and wants success on node.
-func (p *player) loginOn(node uint8) {
+func (p *scenarioPlayer) loginOn(node uint8) {
 	p.t.Helper()
 	if r := p.login(); r.Code != proto.LoginOK || r.Node != node {
 		p.t.Fatalf("%s: login answered %+v (%s), want success on node %d", p.name, r, r.Code, node)
@@ -125,9 +125,9 @@ func (p *player) loginOn(node uint8) {
 }
 
 // waitFriend waits for FriendStatus(friend, node).
-func (p *player) waitFriend(friend string, node uint8) {
+func (p *scenarioPlayer) waitFriend(friend string, node uint8) {
 	p.t.Helper()
-	id := name37(p.t, friend)
+	id := mustName37(p.t, friend)
 	what := fmt.Sprintf("FriendStatus(%s, node %d)", friend, node)
 	if node == 0 {
 		what = fmt.Sprintf("FriendStatus(%s, node 0: offline)", friend)
@@ -139,7 +139,7 @@ func (p *player) waitFriend(friend string, node uint8) {
 }
 
 // waitClosed waits until the world closes the connection.
-func (p *player) waitClosed(what string) {
+func (p *scenarioPlayer) waitClosed(what string) {
 	p.t.Helper()
 	deadline := time.After(wait)
 	for {
@@ -155,7 +155,7 @@ func (p *player) waitClosed(what string) {
 	}
 }
 
-func name37(t *testing.T, name string) uint64 {
+func mustName37(t *testing.T, name string) uint64 {
 	t.Helper()
 	id, err := proto.EncodeName(name)
 	if err != nil {
@@ -174,10 +174,10 @@ func etherChild(parent int) (int, error) {
 	var found []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) || ppid(pid) != parent {
+		if err != nil || !alive(pid) || parentPID(pid) != parent {
 			continue
 		}
-		argv := cmdline(pid)
+		argv := procArgs(pid)
 		if len(argv) >= 2 && filepath.Base(argv[0]) == "ether" && argv[1] == "run" {
 			found = append(found, pid)
 		}
@@ -188,8 +188,8 @@ func etherChild(parent int) (int, error) {
 	return found[0], nil
 }
 
-// ppid is pid's parent from /proc/pid/stat, -1 when unreadable.
-func ppid(pid int) int {
+// parentPID is pid's parent from /proc/pid/stat, -1 when unreadable.
+func parentPID(pid int) int {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1
@@ -210,7 +210,7 @@ func ppid(pid int) int {
 	return n
 }
 
-func cmdline(pid int) []string {
+func procArgs(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return nil
