@@ -1,13 +1,20 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -194,5 +201,57 @@ func TestAdmin_CallReturnsWhenTickStalls(t *testing.T) {
 	err := w.adminCall("status after", func(ctx context.Context) (err error) { st, err = w.e.Status(ctx); return err })
 	if err != nil || !strings.EqualFold(st.Ether, "off") {
 		t.Fatalf("status after a stall: %+v, %v", st, err)
+	}
+}
+
+// etherDSN is the sidecar's database, from its environment.
+func (s *sidecar) etherDSN() string {
+	v := map[string]string{}
+	for _, kv := range s.env {
+		k, val, _ := strings.Cut(kv, "=")
+		v[k] = val
+	}
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(v["RS_DB_USER"], v["RS_DB_PASS"]),
+		Host: net.JoinHostPort(v["RS_DB_HOST"], v["RS_DB_PORT"]), Path: "/" + v["RS_DB_NAME"]}
+	return u.String()
+}
+
+// With ether on, save sends a PlayerSaveRequest per player: the real
+// sidecar stores the player's save while the player stays online.
+func TestAdmin_SaveReachesEther(t *testing.T) {
+	sc := startSidecar(t)
+	link := startLink(t, sc.addr())
+	w := etherWorld(t, link, Config{})
+	w.tickUntil("link up", link.Up)
+	c, got := w.login("10.0.0.1", "keeper", "pw")
+	if code(t, got) != proto.LoginOK {
+		t.Fatalf("login: %v", got)
+	}
+	p := c.c.player
+	want := save{Pos: p.pos, Chat: p.chat}.encode()
+	pool, err := pgxpool.New(context.Background(), sc.etherDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	stored := func() []byte {
+		var b []byte
+		err := pool.QueryRow(context.Background(), "SELECT save_data FROM player_saves WHERE user_hash = $1",
+			int64(p.user37)).Scan(&b)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if b := stored(); b != nil {
+		t.Fatalf("a save before the save command: %x", b)
+	}
+	var n int
+	if err := w.adminCall("save", func(ctx context.Context) (err error) { n, err = w.e.Save(ctx); return err }); err != nil || n != 1 {
+		t.Fatalf("saved %d, %v; want 1", n, err)
+	}
+	poll.True(t, wait, "ether stores the save", func() bool { w.tick(); return bytes.Equal(stored(), want) })
+	if c.done() || len(w.e.saves) != 0 {
+		t.Fatal("the save logged the player out, or was kept in the world instead of sent")
 	}
 }
