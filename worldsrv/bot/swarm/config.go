@@ -1,0 +1,82 @@
+// Package swarm is the load generator behind worldbot: it logs many bots
+// (worldsrv/bot) into one or more worlds, builds a friend graph, walks them
+// around, sends stamped PMs at a rate and reports logins per second and
+// login, PM and movement figures. It is bounded in bots and time.
+package swarm
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// Limits Validate enforces.
+const (
+	MaxBots         = 10000
+	MaxDuration     = 24 * time.Hour
+	DefaultInFlight = 64 // logins in flight at once
+)
+
+// Config is one run. Zero optional fields take defaults.
+type Config struct {
+	Addrs    []string // game addresses; bot i logs in at Addrs[i % len]
+	Bots     int
+	Prefix   string // bot i is named Prefix + i
+	Password string
+	Friends  int     // each bot adds this many others (the next ones by number)
+	Walk     bool    // walk every bot to random targets
+	PMRate   float64 // PMs per second, all bots together; 0 none
+	// Duration is the steady phase, after every login has finished or
+	// failed; the run ends earlier when the context is cancelled.
+	Duration time.Duration
+	Ramp     float64 // logins started per second; 0: as fast as InFlight allows
+	InFlight int     // logins in flight at once; 0: DefaultInFlight
+	Seed     int64   // for targets and PM pairs; 0: from the clock
+	Logger   *slog.Logger
+}
+
+// Validate names the first bad field. It does not change cfg.
+func (cfg Config) Validate() error {
+	switch {
+	case len(cfg.Addrs) == 0:
+		return errors.New("addr: at least one world address is required")
+	case cfg.Bots < 1 || cfg.Bots > MaxBots:
+		return fmt.Errorf("bots: %d, want 1–%d", cfg.Bots, MaxBots)
+	case !proto.ValidName(cfg.Prefix+"0") || !proto.ValidName(cfg.Prefix+strconv.Itoa(cfg.Bots-1)):
+		return fmt.Errorf("prefix: %q+%d is not a valid player name (a–z, 0–9, at most %d characters)",
+			cfg.Prefix, cfg.Bots-1, proto.MaxNameLen)
+	case cfg.Password == "":
+		return errors.New("password: must not be empty")
+	case cfg.Friends < 0 || cfg.Friends >= cfg.Bots:
+		return fmt.Errorf("friends: %d, want 0–%d (fewer than bots)", cfg.Friends, cfg.Bots-1)
+	case cfg.PMRate < 0:
+		return fmt.Errorf("pm-rate: %g, want ≥ 0", cfg.PMRate)
+	case cfg.Duration <= 0 || cfg.Duration > MaxDuration:
+		return fmt.Errorf("duration: %v, want more than 0 and at most %v", cfg.Duration, MaxDuration)
+	case cfg.Ramp < 0:
+		return fmt.Errorf("ramp: %g, want ≥ 0", cfg.Ramp)
+	case cfg.InFlight < 0:
+		return fmt.Errorf("in-flight: %d, want ≥ 0", cfg.InFlight)
+	}
+	return nil
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.InFlight == 0 {
+		cfg.InFlight = DefaultInFlight
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = time.Now().UnixNano()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
+// name is bot i's player name.
+func (cfg Config) name(i int) string { return cfg.Prefix + strconv.Itoa(i) }

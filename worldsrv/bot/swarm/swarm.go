@@ -1,0 +1,176 @@
+package swarm
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/corrosion/corrosion/worldsrv/bot"
+)
+
+// logoutTimeout bounds the logout of every bot at the end.
+const logoutTimeout = 15 * time.Second
+
+// ErrNoLogins: not one bot logged in (the report says why).
+var ErrNoLogins = errors.New("no bot logged in")
+
+// run is one Run's state.
+type run struct {
+	cfg  Config    // immutable
+	rec  *recorder // safe for concurrent use
+	bots []*bot.Client
+	// consumers drain the bots' events.
+	consumers sync.WaitGroup
+}
+
+// Run logs the bots in, runs the steady phase for cfg.Duration (or until
+// ctx ends), logs everyone out and returns the report. A cancelled ctx is
+// not an error: the report says Interrupted. It fails with ErrNoLogins
+// (and still returns the report) when no bot logged in.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{}, err
+	}
+	r := &run{cfg: cfg.withDefaults(), rec: newRecorder()}
+	rep := Report{Worlds: len(cfg.Addrs), Bots: cfg.Bots}
+	start := time.Now()
+	r.bots = r.loginAll(ctx)
+	rep.LoginSeconds = time.Since(start).Seconds()
+	for _, c := range r.bots {
+		r.consumers.Add(1)
+		go r.consume(c)
+	}
+	r.addFriends()
+	before := r.positions()
+	runStart := time.Now()
+	r.steady(ctx)
+	rep.RunSeconds = time.Since(runStart).Seconds()
+	rep.Positions = r.positions() - before
+	r.fill(&rep)
+	r.logoutAll()
+	r.consumers.Wait()
+	r.fillAfter(&rep)
+	rep.Interrupted = ctx.Err() != nil
+	if rep.Logins == 0 {
+		return rep, ErrNoLogins
+	}
+	return rep, nil
+}
+
+// loginAll logs the bots in, cfg.Ramp per second and at most cfg.InFlight
+// at once, and returns those that logged in.
+func (r *run) loginAll(ctx context.Context) []*bot.Client {
+	var (
+		mu  sync.Mutex
+		out []*bot.Client
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, r.cfg.InFlight)
+		t0  = time.Now()
+	)
+	for i := 0; i < r.cfg.Bots && ctx.Err() == nil; i++ {
+		if r.cfg.Ramp > 0 && !sleepUntil(ctx, t0.Add(time.Duration(float64(i)/r.cfg.Ramp*float64(time.Second)))) {
+			break
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if c := r.login(ctx, i); c != nil {
+				mu.Lock()
+				out = append(out, c)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// login logs bot i in, recording its latency or error.
+func (r *run) login(ctx context.Context, i int) *bot.Client {
+	began := time.Now()
+	c, err := bot.DialConfig(ctx, bot.Config{Addr: r.cfg.Addrs[i%len(r.cfg.Addrs)], Name: r.cfg.name(i),
+		Password: r.cfg.Password, Logger: r.cfg.Logger})
+	if err != nil {
+		r.rec.fail("login", err)
+		r.cfg.Logger.Debug("login failed", "bot", r.cfg.name(i), "err", err)
+		return nil
+	}
+	r.rec.login(time.Since(began))
+	return c
+}
+
+// sleepUntil waits until t or ctx's end; false when ctx ended.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// consume drains c's events until its connection ends, recording PM
+// latencies of stamped messages.
+func (r *run) consume(c *bot.Client) {
+	defer r.consumers.Done()
+	for ev := range c.Events() {
+		if ev.Kind == bot.EventPM {
+			r.rec.count("pm_in")
+			if ev.PM.Stamped {
+				r.rec.pm(ev.PM.Latency)
+			}
+		}
+	}
+}
+
+// addFriends has each bot add the next cfg.Friends bots by number.
+func (r *run) addFriends() {
+	for _, c := range r.bots {
+		i := r.index(c)
+		for k := 1; k <= r.cfg.Friends; k++ {
+			if err := c.AddFriend(r.cfg.name((i + k) % r.cfg.Bots)); err != nil {
+				r.rec.fail("friend", err)
+				continue
+			}
+			r.rec.count("friend")
+		}
+	}
+}
+
+// index is the number in c's name.
+func (r *run) index(c *bot.Client) int {
+	n := 0
+	for _, ch := range c.Name()[len(r.cfg.Prefix):] {
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// positions sums the Position updates the bots have received.
+func (r *run) positions() int {
+	n := 0
+	for _, c := range r.bots {
+		n += c.State().Positions
+	}
+	return n
+}
+
+// rng makes a generator for one goroutine of the run.
+func (r *run) rng(stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(r.cfg.Seed), stream))
+}

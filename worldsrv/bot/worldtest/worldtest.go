@@ -1,0 +1,73 @@
+// Package worldtest starts a real worldsrv for the bot tests (imported only
+// by tests).
+package worldtest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
+)
+
+// Wait bounds anything crossing processes.
+const Wait = 60 * time.Second
+
+// Start runs a real worldsrv (node 10, ether off, a fresh database)
+// on free ports with extra flags, waits for /ready and returns its game address. The test
+// needs pgtest.Main in its TestMain.
+func Start(t *testing.T, extra ...string) string {
+	t.Helper()
+	u, err := url.Parse(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	game, web := natstest.FreePort(t), natstest.FreePort(t)
+	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), "--node-id", "10", "--ether", "off",
+		"--db-host", u.Hostname(), "--db-port", u.Port(), "--db-name", u.Path[1:],
+		"--db-user", u.User.Username(), "--db-pass", pass,
+		"--game-listen", "127.0.0.1:"+strconv.Itoa(game), "--http-listen", "127.0.0.1:"+strconv.Itoa(web),
+		"--rcon-listen", "127.0.0.1:"+strconv.Itoa(natstest.FreePort(t)))
+	cmd.Args = append(cmd.Args, extra...)
+	out := &testbin.Output{}
+	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("worldsrv output:\n%s", out.String())
+		}
+	})
+	poll.Until(t, Wait, func() error {
+		select {
+		case <-exited:
+			t.Fatalf("worldsrv exited early: %v\n%s", cmd.ProcessState, out.String())
+		default:
+		}
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(web) + "/ready")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Errorf("/ready %d %s", resp.StatusCode, b)
+		}
+		return nil
+	})
+	return "127.0.0.1:" + strconv.Itoa(game)
+}

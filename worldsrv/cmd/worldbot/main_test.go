@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/testbin"
+	"github.com/corrosion/corrosion/worldsrv/bot/swarm"
+	"github.com/corrosion/corrosion/worldsrv/bot/worldtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// worldbot runs the built worldbot with args and returns its exit code,
+// stdout and stderr; stop, when not nil, is called once it has started.
+func worldbot(t *testing.T, stop func(*exec.Cmd), args ...string) (int, []byte, string) {
+	t.Helper()
+	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldbot"), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if stop != nil {
+		stop(cmd)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * worldtest.Wait):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("worldbot did not stop by itself\n%s", stderr.String())
+	}
+	return cmd.ProcessState.ExitCode(), stdout.Bytes(), stderr.String()
+}
+
+func TestWorldbot_20Bots_JSONReport(t *testing.T) {
+	addr := worldtest.Start(t, "--max-conns-per-ip", "100") // every bot comes from 127.0.0.1
+	code, out, errOut := worldbot(t, nil, "--addr", addr, "--bots", "20", "--duration", "3s",
+		"--friends", "2", "--walk", "--pm-rate", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out)
+	}
+	if rep.Bots != 20 || rep.Logins != 20 || rep.LoginFailures != 0 || rep.Worlds != 1 || rep.Interrupted {
+		t.Fatalf("report %+v", rep)
+	}
+	if rep.LoginsPerSec <= 0 || rep.LoginP50Ms <= 0 || rep.LoginP99Ms < rep.LoginP50Ms {
+		t.Fatalf("login figures %+v", rep)
+	}
+	if rep.FriendAdds != 40 || rep.WalksSent < 20 || rep.Positions == 0 || rep.PositionsPerSec <= 0 || rep.PMsSent == 0 {
+		t.Fatalf("run figures %+v", rep)
+	}
+	if rep.RunSeconds < 3 || len(rep.Errors) != 0 {
+		t.Fatalf("run %.2fs, errors %v", rep.RunSeconds, rep.Errors)
+	}
+}
+
+func TestWorldbot_BadFlags_Exit2(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no addr":     {"--bots", "1"},
+		"bad prefix":  {"--addr", "127.0.0.1:1", "--prefix", "Bad!"},
+		"too friends": {"--addr", "127.0.0.1:1", "--bots", "2", "--friends", "2"},
+		"no duration": {"--addr", "127.0.0.1:1", "--duration", "0s"},
+		"stray arg":   {"--addr", "127.0.0.1:1", "extra"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, errOut := worldbot(t, nil, args...)
+			if code != 2 || !strings.HasPrefix(errOut, "worldbot: ") {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+		})
+	}
+}
+
+func TestWorldbot_NoWorld_Exit1WithReport(t *testing.T) {
+	code, out, _ := worldbot(t, nil, "--addr", "127.0.0.1:1", "--bots", "2", "--duration", "1s", "--json")
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil || code != 1 {
+		t.Fatalf("exit %d, report %s (%v)", code, out, err)
+	}
+	if rep.Logins != 0 || rep.LoginFailures != 2 || rep.Errors["login: network"] != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+}
