@@ -202,10 +202,10 @@ func (w *World) HTTPAddr() net.Addr { return w.httpLn.Addr() }
 // (engine.Stopping; Run then returns nil, so the process exits 0), then
 // shuts down in this order:
 //
-//  0. the admin console closes (Source RCON listener and every session);
 //  1. stop accepting game connections (the TCP listener closes, /ws answers 503);
 //  2. the engine stops logins (BeginShutdown) and runs a last tick that saves
-//     and logs everyone out (LoggedOut "world shutting down");
+//     and logs everyone out (LoggedOut "world shutting down"); then the admin
+//     console closes (Source RCON listener and every session);
 //  3. the game connections write those last frames and close;
 //  4. the ether link sends the queued saves (bounded), then closes;
 //  5. the sidecar stops, with a fresh timeout context (not the cancelled
@@ -255,14 +255,16 @@ func (w *World) Run(ctx context.Context) error {
 // shutdown runs Run's teardown, in the order written on Run.
 func (w *World) shutdown(stopEngine func(), engineDone, gameDone <-chan error, stopLink func()) {
 	w.log.Info("world shutting down", "players", w.engine.Stats().Players)
-	if w.admin != nil {
-		w.admin.Close()
-	}
 	w.net.StopAccepting()
 	<-gameDone
 	w.engine.BeginShutdown()
 	stopEngine()
 	<-engineDone
+	if w.admin != nil {
+		// After the engine: the reply to "shutdown 0" has had the
+		// engine's last tick to reach its operator.
+		w.admin.Close()
+	}
 	cctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	w.net.Close(cctx)
 	cancel()
