@@ -194,3 +194,22 @@ func TestRCON_OffWithoutPassword(t *testing.T) {
 		}
 	}
 }
+
+// "shutdown" with no delay over WebRCON: the operator gets the reply, the
+// player is logged out (shutting down) and the process exits 0.
+func TestRCON_ShutdownNowRepliesThenExits0(t *testing.T) {
+	p := start(t, append([]string{"--node-id", "11", "--ether", "off", "--rcon-password", rconPassword},
+		dbFlags(t, pgtest.NewDatabase(t))...)...)
+	dave := p.loggedIn("dave")
+	execWant(t, p.admin(rcon.KindWebRCON, rconPassword), "shutdown", "shutting down now")
+	dave.waitSystem("World shutting down now.")
+	dave.waitLoggedOut(proto.LogoutShutdown)
+	select {
+	case <-p.exited:
+	case <-time.After(wait):
+		t.Fatal("worldsrv did not exit after shutdown")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d after shutdown, want 0", code)
+	}
+}
