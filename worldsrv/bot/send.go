@@ -2,6 +2,7 @@ package bot
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/corrosion/corrosion/worldsrv/proto"
@@ -45,14 +46,53 @@ func (c *Client) Walk(x, y uint16) error { return c.send(proto.Walk{X: x, Y: y})
 // AddFriend asks the world to add name to the friend list.
 func (c *Client) AddFriend(name string) error { return c.send(proto.FriendAdd{Name: name}) }
 
-// DelFriend removes name from the friend list.
-func (c *Client) DelFriend(name string) error { return c.send(proto.FriendDel{Name: name}) }
+// DelFriend removes name from the friend list. The world does not answer
+// (docs/world-protocol.md), so the client removes the row itself.
+func (c *Client) DelFriend(name string) error {
+	if err := c.send(proto.FriendDel{Name: name}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.st.Friends {
+		if sameName(k, name) {
+			delete(c.st.Friends, k)
+		}
+	}
+	return nil
+}
 
-// AddIgnore adds name to the ignore list.
-func (c *Client) AddIgnore(name string) error { return c.send(proto.IgnoreAdd{Name: name}) }
+// AddIgnore adds name to the ignore list, and to State's (the world does
+// not answer; an IgnoreList it sends later replaces the list).
+func (c *Client) AddIgnore(name string) error {
+	if err := c.send(proto.IgnoreAdd{Name: name}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.ContainsFunc(c.st.Ignores, func(k string) bool { return sameName(k, name) }) {
+		c.st.Ignores = append(c.st.Ignores, name)
+	}
+	return nil
+}
 
-// DelIgnore removes name from the ignore list.
-func (c *Client) DelIgnore(name string) error { return c.send(proto.IgnoreDel{Name: name}) }
+// DelIgnore removes name from the ignore list, and from State's.
+func (c *Client) DelIgnore(name string) error {
+	if err := c.send(proto.IgnoreDel{Name: name}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.st.Ignores = slices.DeleteFunc(c.st.Ignores, func(k string) bool { return sameName(k, name) })
+	return nil
+}
+
+// sameName reports whether two names are the same player (name37).
+func sameName(a, b string) bool {
+	x, errA := proto.EncodeName(a)
+	y, errB := proto.EncodeName(b)
+	return errA == nil && errB == nil && x == y
+}
 
 // PM sends a private message to name; text is 1–proto.MaxText bytes.
 func (c *Client) PM(name, text string) error {

@@ -26,7 +26,14 @@ const Wait = 60 * time.Second
 // needs pgtest.Main in its TestMain.
 func Start(t *testing.T, extra ...string) string {
 	t.Helper()
-	u, err := url.Parse(pgtest.NewDatabase(t))
+	return StartWith(t, pgtest.NewDatabase(t), extra...)
+}
+
+// StartWith is Start on the database dsn; extra flags override the
+// defaults (the last of a repeated flag wins), e.g. --node-id 11.
+func StartWith(t *testing.T, dsn string, extra ...string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,4 +77,27 @@ func Start(t *testing.T, extra ...string) string {
 		return nil
 	})
 	return "127.0.0.1:" + strconv.Itoa(game)
+}
+
+// Cluster is the shared part of worlds that spawn their ether sidecars:
+// one NATS and one database.
+type Cluster struct {
+	DSN   string
+	NATS  string
+	Ether string // the ether binary
+}
+
+// NewCluster starts an embedded NATS and makes a database.
+func NewCluster(t *testing.T) Cluster {
+	t.Helper()
+	return Cluster{DSN: pgtest.NewDatabase(t), NATS: natstest.Start(t).URL(),
+		Ether: testbin.Build(t, "./ether/cmd/ether")}
+}
+
+// StartSpawn runs world node (e.g. 10) in c with --ether spawn and returns
+// its game address.
+func (c Cluster) StartSpawn(t *testing.T, node int, extra ...string) string {
+	t.Helper()
+	return StartWith(t, c.DSN, append([]string{"--node-id", strconv.Itoa(node), "--ether", "spawn",
+		"--ether-port", strconv.Itoa(natstest.FreePort(t)), "--ether-bin", c.Ether, "--cluster", c.NATS}, extra...)...)
 }
