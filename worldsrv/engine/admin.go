@@ -47,6 +47,7 @@ type adminResp struct {
 type countdown struct {
 	active   bool
 	at       time.Time // the tick time at which the world stops
+	from     uint64    // the tick that started it: the world stops in a later one
 	lastSaid int       // seconds left in the last announcement
 }
 
@@ -159,7 +160,7 @@ func (e *Engine) adminRun(req adminReq, now time.Time) adminResp {
 		if e.down.active || e.shutting.Load() {
 			return adminResp{err: admin.ErrShuttingDown}
 		}
-		e.down = countdown{active: true, at: now.Add(req.after), lastSaid: -1}
+		e.down = countdown{active: true, at: now.Add(req.after), from: e.tick, lastSaid: -1}
 		return adminResp{}
 	}
 	return adminResp{err: fmt.Errorf("admin request: unknown op %d", req.op)}
@@ -203,7 +204,8 @@ func (e *Engine) store(p *player) {
 }
 
 // countdownStep announces the countdown at its steps and, when it has run
-// out, stops logins and marks everyone to leave with reason "shutting
+// out (never in the tick that started it, so that the reply to "shutdown"
+// has a tick's time to reach the operator before the console closes), stops logins and marks everyone to leave with reason "shutting
 // down" (saved in this tick's logouts phase); Stopping closes after the
 // tick.
 func (e *Engine) countdownStep(now time.Time) {
@@ -212,6 +214,9 @@ func (e *Engine) countdownStep(now time.Time) {
 		return
 	}
 	left := d.at.Sub(now)
+	if left <= 0 && e.tick == d.from {
+		return
+	}
 	if left <= 0 {
 		d.active = false
 		e.BeginShutdown()

@@ -255,3 +255,32 @@ func TestAdmin_SaveReachesEther(t *testing.T) {
 		t.Fatal("the save logged the player out, or was kept in the world instead of sent")
 	}
 }
+
+// shutdown 0 stops in the tick after the one that answered it, never in
+// the same one: the reply gets a tick's time to reach the operator.
+func TestAdmin_ShutdownNowStopsNextTick(t *testing.T) {
+	w := offWorld(t, Config{})
+	c, _ := w.login("10.0.0.1", "alice", "pw")
+	c.take()
+	done := make(chan error, 1)
+	go func() { done <- w.e.Shutdown(context.Background(), 0) }()
+	poll.True(t, wait, "the request queued", func() bool { return len(w.e.admin) == 1 })
+	w.tick()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-w.e.Stopping():
+		t.Fatal("stopping in the tick that answered shutdown 0")
+	default:
+	}
+	w.tick()
+	<-w.e.Stopping()
+	got := c.take()
+	if lo, ok := find[*proto.LoggedOut](got); !ok || lo.Reason != proto.LogoutShutdown {
+		t.Fatalf("LoggedOut %v, want reason shutting down", got)
+	}
+	if texts := systemTexts(got); !slices.Equal(texts, []string{"World shutting down now."}) {
+		t.Fatalf("system messages %q", texts)
+	}
+}
