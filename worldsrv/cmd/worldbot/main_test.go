@@ -52,6 +52,7 @@ func TestWorldbot_20Bots_JSONReport(t *testing.T) {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, out)
 	}
+	t.Logf("report %+v", rep)
 	if rep.Bots != 20 || rep.Logins != 20 || rep.LoginFailures != 0 || rep.Worlds != 1 || rep.Interrupted {
 		t.Fatalf("report %+v", rep)
 	}
@@ -91,5 +92,28 @@ func TestWorldbot_NoWorld_Exit1WithReport(t *testing.T) {
 	}
 	if rep.Logins != 0 || rep.LoginFailures != 2 || rep.Errors["login: network"] != 2 {
 		t.Fatalf("report %+v", rep)
+	}
+}
+
+// Two worlds with their sidecars: bots spread over both, PMs cross the
+// cluster and their latency is measured.
+func TestWorldbot_TwoWorlds_PMLatency(t *testing.T) {
+	cl := worldtest.NewCluster(t)
+	w1, w2 := cl.StartSpawn(t, 10, "--max-conns-per-ip", "100"), cl.StartSpawn(t, 11, "--max-conns-per-ip", "100")
+	code, out, errOut := worldbot(t, nil, "--addr", w1, "--addr2", w2, "--bots", "10", "--duration", "3s",
+		"--friends", "2", "--pm-rate", "10", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out)
+	}
+	t.Logf("report %+v", rep)
+	if rep.Worlds != 2 || rep.Logins != 10 || rep.FriendAdds != 20 || rep.PMsSent == 0 || len(rep.Errors) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if rep.PMsReceived == 0 || rep.PMsReceived > rep.PMsSent || rep.PMP50Ms <= 0 || rep.PMP99Ms < rep.PMP50Ms {
+		t.Fatalf("PM figures %+v", rep)
 	}
 }
