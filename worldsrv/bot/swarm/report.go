@@ -37,6 +37,7 @@ type Report struct {
 	PMsReceived     int            `json:"pms_received"`
 	PMP50Ms         float64        `json:"pm_p50_ms"`
 	PMP99Ms         float64        `json:"pm_p99_ms"`
+	SystemMsgs      int            `json:"system_msgs"` // e.g. "That player is currently offline."
 	EventsDropped   int            `json:"events_dropped"`
 	Errors          map[string]int `json:"errors"`
 	Interrupted     bool           `json:"interrupted"`
@@ -50,11 +51,12 @@ friends     %d adds
 run         %.2fs
 walk        %d walks sent, %d Position updates (%.1f/s), %d Nearby updates
 pm          %d sent, %d received, latency p50 %.1f ms p99 %.1f ms
+system      %d messages
 events      %d dropped
 `, r.Bots, r.Worlds, map[bool]string{true: " (interrupted)"}[r.Interrupted],
 		r.Logins, r.LoginFailures, r.LoginSeconds, r.LoginsPerSec, r.LoginP50Ms, r.LoginP99Ms,
 		r.FriendAdds, r.RunSeconds, r.WalksSent, r.Positions, r.PositionsPerSec, r.NearbyMsgs,
-		r.PMsSent, r.PMsReceived, r.PMP50Ms, r.PMP99Ms, r.EventsDropped)
+		r.PMsSent, r.PMsReceived, r.PMP50Ms, r.PMP99Ms, r.SystemMsgs, r.EventsDropped)
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ type recorder struct {
 	logins []time.Duration // guarded by mu
 	pms    []time.Duration // guarded by mu
 	errs   map[string]int  // guarded by mu
-	counts map[string]int  // guarded by mu: "walk", "pm", "friend", "pm_in"
+	counts map[string]int  // guarded by mu: "walk", "pm", "friend", "pm_in", "system"
 }
 
 func newRecorder() *recorder { return &recorder{errs: map[string]int{}, counts: map[string]int{}} }

@@ -10,8 +10,13 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/bot"
 )
 
-// logoutTimeout bounds the logout of every bot at the end.
-const logoutTimeout = 15 * time.Second
+// logoutTimeout bounds the logout of every bot at the end; pmDrain the
+// wait after the run for PMs still on their way (each answered by a PM or
+// a system message such as "That player is currently offline.").
+const (
+	logoutTimeout = 15 * time.Second
+	pmDrain       = 5 * time.Second
+)
 
 // ErrNoLogins: not one bot logged in (the report says why).
 var ErrNoLogins = errors.New("no bot logged in")
@@ -47,6 +52,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	runStart := time.Now()
 	r.steady(ctx)
 	rep.RunSeconds = time.Since(runStart).Seconds()
+	r.drain(ctx)
 	rep.Positions = r.positions() - before
 	r.fill(&rep)
 	r.logoutAll()
@@ -129,6 +135,10 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 func (r *run) consume(c *bot.Client) {
 	defer r.consumers.Done()
 	for ev := range c.Events() {
+		if ev.Kind == bot.EventSystem {
+			r.rec.count("system")
+			r.cfg.Logger.Debug("system message", "bot", c.Name(), "text", ev.Text)
+		}
 		if ev.Kind == bot.EventPM {
 			r.rec.count("pm_in")
 			if ev.PM.Stamped {
@@ -173,4 +183,19 @@ func (r *run) positions() int {
 // rng makes a generator for one goroutine of the run.
 func (r *run) rng(stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(r.cfg.Seed), stream))
+}
+
+// drain waits up to pmDrain, or until ctx ends, for every PM sent to be
+// answered by a PM or a system message at some bot.
+func (r *run) drain(ctx context.Context) {
+	deadline := time.Now().Add(pmDrain)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		r.rec.mu.Lock()
+		done := r.rec.counts["pm_in"]+r.rec.counts["system"] >= r.rec.counts["pm"]
+		r.rec.mu.Unlock()
+		if done {
+			return
+		}
+		sleepUntil(ctx, time.Now().Add(20*time.Millisecond))
+	}
 }
