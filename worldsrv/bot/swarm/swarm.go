@@ -43,6 +43,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	start := time.Now()
 	r.bots = r.loginAll(ctx)
 	rep.LoginSeconds = time.Since(start).Seconds()
+	r.cfg.Logger.Debug("logins done", "ok", len(r.bots), "of", cfg.Bots)
 	for _, c := range r.bots {
 		r.consumers.Add(1)
 		go r.consume(c)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,12 +19,16 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // worldbot runs the built worldbot with args and returns its exit code,
-// stdout and stderr; stop, when not nil, is called once it has started.
-func worldbot(t *testing.T, stop func(*exec.Cmd), args ...string) (int, []byte, string) {
+// stdout and stderr; stop, when not nil, is called once it has started;
+// stderr, when not nil, watches its standard error.
+func worldbot(t *testing.T, stop func(*exec.Cmd), stderr *watch, args ...string) (int, []byte, string) {
 	t.Helper()
 	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldbot"), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), &stdout, &stderr
+	var stdout bytes.Buffer
+	if stderr == nil {
+		stderr = &watch{seen: make(chan struct{})}
+	}
+	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +49,7 @@ func worldbot(t *testing.T, stop func(*exec.Cmd), args ...string) (int, []byte, 
 
 func TestWorldbot_20Bots_JSONReport(t *testing.T) {
 	addr := worldtest.Start(t, "--max-conns-per-ip", "100") // every bot comes from 127.0.0.1
-	code, out, errOut := worldbot(t, nil, "--addr", addr, "--bots", "20", "--duration", "3s",
+	code, out, errOut := worldbot(t, nil, nil, "--addr", addr, "--bots", "20", "--duration", "3s",
 		"--friends", "2", "--walk", "--pm-rate", "5", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
@@ -67,6 +73,55 @@ func TestWorldbot_20Bots_JSONReport(t *testing.T) {
 	}
 }
 
+// Ctrl-C during the run ends it early: logout, the report (interrupted),
+// exit 0.
+func TestWorldbot_SIGINT_ReportsInterrupted(t *testing.T) {
+	addr := worldtest.Start(t)
+	logins := make(chan struct{})
+	code, out, errOut := worldbot(t, func(cmd *exec.Cmd) {
+		select {
+		case <-logins:
+		case <-time.After(worldtest.Wait):
+			t.Error("worldbot never finished its logins")
+		}
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Error(err)
+		}
+	}, &watch{want: "logins done", seen: logins}, "--addr", addr, "--bots", "3", "--duration", "10m", "--json", "-v")
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil || code != 0 {
+		t.Fatalf("exit %d, report %s (%v)\n%s", code, out, err, errOut)
+	}
+	if !rep.Interrupted || rep.Logins != 3 || rep.RunSeconds >= 60 {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+// watch is a stderr that closes seen once want has been written.
+type watch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 func TestWorldbot_BadFlags_Exit2(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no addr":     {"--bots", "1"},
@@ -76,7 +131,7 @@ func TestWorldbot_BadFlags_Exit2(t *testing.T) {
 		"stray arg":   {"--addr", "127.0.0.1:1", "extra"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, _, errOut := worldbot(t, nil, args...)
+			code, _, errOut := worldbot(t, nil, nil, args...)
 			if code != 2 || !strings.HasPrefix(errOut, "worldbot: ") {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
@@ -85,7 +140,7 @@ func TestWorldbot_BadFlags_Exit2(t *testing.T) {
 }
 
 func TestWorldbot_NoWorld_Exit1WithReport(t *testing.T) {
-	code, out, _ := worldbot(t, nil, "--addr", "127.0.0.1:1", "--bots", "2", "--duration", "1s", "--json")
+	code, out, _ := worldbot(t, nil, nil, "--addr", "127.0.0.1:1", "--bots", "2", "--duration", "1s", "--json")
 	var rep swarm.Report
 	if err := json.Unmarshal(out, &rep); err != nil || code != 1 {
 		t.Fatalf("exit %d, report %s (%v)", code, out, err)
@@ -100,7 +155,7 @@ func TestWorldbot_NoWorld_Exit1WithReport(t *testing.T) {
 func TestWorldbot_TwoWorlds_PMLatency(t *testing.T) {
 	cl := worldtest.NewCluster(t)
 	w1, w2 := cl.StartSpawn(t, 10, "--max-conns-per-ip", "100"), cl.StartSpawn(t, 11, "--max-conns-per-ip", "100")
-	code, out, errOut := worldbot(t, nil, "--addr", w1, "--addr2", w2, "--bots", "10", "--duration", "3s",
+	code, out, errOut := worldbot(t, nil, nil, "--addr", w1, "--addr2", w2, "--bots", "10", "--duration", "3s",
 		"--friends", "2", "--pm-rate", "10", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
