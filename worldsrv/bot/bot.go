@@ -75,15 +75,16 @@ type Client struct {
 	cfg       Config        // immutable after Dial
 	nc        net.Conn      // immutable after Dial
 	log       *slog.Logger  // immutable after Dial
-	events    chan Event    // closed by the reader when it ends
+	events    chan Event    // sent to and closed by the reader only
 	done      chan struct{} // closed when the reader has ended
-	closeOnce sync.Once
-	writeMu   sync.Mutex // serialises frame writes and write deadlines
+	closeOnce sync.Once     // closes nc once
+	writeMu   sync.Mutex    // serialises frame writes and their deadlines
 
 	mu sync.Mutex
-	st State // guarded by mu
-	// readErr is why the reader ended; guarded by mu.
-	readErr error
+	// st is guarded by mu; during Dial's login, before the reader starts,
+	// Dial's goroutine alone writes it without the lock.
+	st      State
+	readErr error // why the reader ended; guarded by mu
 }
 
 // Dial logs name in at addr over TCP with the default Config.
