@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/proto"
@@ -204,23 +203,11 @@ func TestAdmin_CallReturnsWhenTickStalls(t *testing.T) {
 	}
 }
 
-// etherDSN is the sidecar's database, from its environment.
-func (s *sidecar) etherDSN() string {
-	v := map[string]string{}
-	for _, kv := range s.env {
-		k, val, _ := strings.Cut(kv, "=")
-		v[k] = val
-	}
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(v["RS_DB_USER"], v["RS_DB_PASS"]),
-		Host: net.JoinHostPort(v["RS_DB_HOST"], v["RS_DB_PORT"]), Path: "/" + v["RS_DB_NAME"]}
-	return u.String()
-}
-
 // With ether on, save sends a PlayerSaveRequest per player: the real
 // sidecar stores the player's save while the player stays online.
 func TestAdmin_SaveReachesEther(t *testing.T) {
-	sc := startSidecar(t)
-	link := startLink(t, sc.addr())
+	sc := ethertest.Start(t)
+	link := startLink(t, sc.Addr())
 	w := etherWorld(t, link, Config{})
 	w.tickUntil("link up", link.Up)
 	c, got := w.login("10.0.0.1", "keeper", "pw")
@@ -229,7 +216,7 @@ func TestAdmin_SaveReachesEther(t *testing.T) {
 	}
 	p := c.c.player
 	want := save{Pos: p.pos, Chat: p.chat}.encode()
-	pool, err := pgxpool.New(context.Background(), sc.etherDSN())
+	pool, err := pgxpool.New(context.Background(), sc.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
@@ -60,8 +61,8 @@ func TestLogin_SidecarDown(t *testing.T) {
 // and the save reaches ether once the link is back: the next login,
 // through the restarted sidecar, starts where the player left.
 func TestLogout_SaveKeptWhileLinkDown(t *testing.T) {
-	sc := startSidecar(t)
-	link := startLink(t, sc.addr())
+	sc := ethertest.Start(t)
+	link := startLink(t, sc.Addr())
 	w := etherWorld(t, link, Config{})
 	w.tickUntil("link up", link.Up)
 	c, got := w.login("10.0.0.1", "hiker", "pw")
@@ -74,14 +75,14 @@ func TestLogout_SaveKeptWhileLinkDown(t *testing.T) {
 		w.tick()
 	}
 	at := c.c.player.pos
-	sc.kill()
+	sc.Kill()
 	w.tickUntil("link down", func() bool { return !link.Up() })
 	c.deliver(&proto.Logout{})
 	w.tick()
 	if len(w.e.saves) != 1 {
 		t.Fatal("save not kept while the link is down")
 	}
-	sc.start()
+	sc.Run()
 	w.tickUntil("link up and the save sent", func() bool { return link.Up() && len(w.e.saves) == 0 })
 	_, got = w.login("10.0.0.1", "hiker", "pw")
 	if pos, ok := find[*proto.Position](got); !ok || pos.X != at.X || pos.Y != at.Y {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -41,8 +42,8 @@ func isType[T proto.WorldMessage](m proto.WorldMessage) bool { _, ok := m.(T); r
 // ether stored, a same-world duplicate refused, and after a sidecar crash
 // the world's resync bringing presence and PMs back.
 func TestEther_LoginFriendsPMLogoutRestore(t *testing.T) {
-	sc := startSidecar(t)
-	link := startLink(t, sc.addr())
+	sc := ethertest.Start(t)
+	link := startLink(t, sc.Addr())
 	w := etherWorld(t, link, Config{WordFilter: []string{"darn"}})
 	w.tickUntil("link up", link.Up)
 
@@ -87,9 +88,9 @@ func TestEther_LoginFriendsPMLogoutRestore(t *testing.T) {
 
 	// The sidecar crashes and comes back: the world resyncs both players
 	// (PlayerResync, RefreshAll), so presence and PMs work again.
-	sc.kill()
+	sc.Kill()
 	w.tickUntil("link down", func() bool { return !link.Up() })
-	sc.start()
+	sc.Run()
 	w.tickUntil("link up again", link.Up)
 	a.awaitFrame("anna sees bert after the resync", status(bert, 10))
 	a.deliver(&proto.PrivateMessage{Name: "bert", Text: "welcome back"})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 )
@@ -13,17 +14,17 @@ import (
 // LoginCheckResponse, and a sidecar killed and restarted is a Disconnected,
 // a backed-off redial, a new registration and a Connected.
 func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
-	sc := startSidecar(t)
+	sc := ethertest.Start(t)
 	log, lines := recordingLogger(t)
-	c := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Logger: log})
+	c := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, Logger: log})
 	expectKind(t, c, etherlink.Connected)
-	sc.waitWorldLink("up")
+	sc.WaitWorldLink("up")
 	if !c.Send(proto.LoginCheck{User37: 4242}) {
 		t.Fatal("Send LoginCheck on an up link returned false")
 	}
 	awaitMsg(t, c, proto.LoginCheckResponse{User37: 4242, Allowed: true})
 
-	sc.kill()
+	sc.Kill()
 	if ev := expectKind(t, c, etherlink.Disconnected); ev.Err == nil {
 		t.Fatal("Disconnected carries no reason")
 	}
@@ -32,10 +33,10 @@ func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
 		t.Fatal("Send while the sidecar is dead returned true")
 	}
 	restarted := time.Now()
-	sc.start()
+	sc.Run()
 	expectKind(t, c, etherlink.Connected)
 	t.Logf("linked again %v after the sidecar's restart began", time.Since(restarted).Round(time.Millisecond))
-	sc.waitWorldLink("up")
+	sc.WaitWorldLink("up")
 	// 4242's login lock is a lease in NATS, which lived on (10 s): ask
 	// about another player.
 	if !c.Send(proto.LoginCheck{User37: 4343}) {
@@ -55,18 +56,18 @@ func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
 // world registering as node 11 with sidecar 10 is what ether warns about,
 // and a restarted sidecar (a new process, a new log) hears it again.
 func TestEther_HearsWorldRegisterOnEveryConnection(t *testing.T) {
-	sc := startSidecar(t)
-	c := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 11})
+	sc := ethertest.Start(t)
+	c := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 11})
 	for i := range 2 {
 		expectKind(t, c, etherlink.Connected)
 		poll.True(t, wait, "ether warns of world node 11", func() bool {
-			return contains(sc.out.String(), "world registered with a node id other than ours") &&
-				contains(sc.out.String(), "world_node=11")
+			return contains(sc.Output(), "world registered with a node id other than ours") &&
+				contains(sc.Output(), "world_node=11")
 		})
 		if i == 0 {
-			sc.kill()
+			sc.Kill()
 			expectKind(t, c, etherlink.Disconnected)
-			sc.start()
+			sc.Run()
 		}
 	}
 }
@@ -74,24 +75,24 @@ func TestEther_HearsWorldRegisterOnEveryConnection(t *testing.T) {
 // With RS_LINK_TOKEN the sidecar accepts a client presenting the token and
 // refuses one presenting another.
 func TestEther_LinkToken(t *testing.T) {
-	sc := startSidecar(t, "RS_LINK_TOKEN=s3cret-token")
+	sc := ethertest.Start(t, "RS_LINK_TOKEN=s3cret-token")
 
-	wrong := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Token: []byte("guess")})
+	wrong := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, Token: []byte("guess")})
 	expectKind(t, wrong, etherlink.Connected)
 	expectKind(t, wrong, etherlink.Disconnected) // the sidecar hangs up
 	poll.True(t, wait, "ether refused the wrong token", func() bool {
-		return contains(sc.out.String(), "refusing a world connection")
+		return contains(sc.Output(), "refusing a world connection")
 	})
-	if got, err := sc.worldLink(); err != nil || got != "down" {
+	if got, err := sc.WorldLink(); err != nil || got != "down" {
 		t.Fatalf("world_link %q, %v after a wrong token; want down", got, err)
 	}
-	if contains(sc.out.String(), "guess") || contains(sc.out.String(), "s3cret") {
+	if contains(sc.Output(), "guess") || contains(sc.Output(), "s3cret") {
 		t.Fatal("a token appears in ether's log")
 	}
 
-	right := startClient(t, etherlink.Config{Addr: sc.addr(), NodeID: 10, Token: []byte("s3cret-token")})
+	right := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, Token: []byte("s3cret-token")})
 	expectKind(t, right, etherlink.Connected)
-	sc.waitWorldLink("up")
+	sc.WaitWorldLink("up")
 	if !right.Send(proto.LoginCheck{User37: 77}) {
 		t.Fatal("Send returned false")
 	}

@@ -1,11 +1,14 @@
-package etherlink_test
+// Package ethertest runs the real ether binary for the tests of its peers
+// (worldsrv's sidecar link and engine): node 10 on its own NATS server and
+// a fresh, migrated database, on free loopback ports. Test code only: it
+// must never reach a shipped binary (internal/deptest checks).
+package ethertest
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -17,38 +20,40 @@ import (
 	"github.com/corrosion/corrosion/internal/testbin"
 )
 
-// etherWait is the deadline for a real sidecar to start or notice a world.
-const etherWait = 45 * time.Second
+// Wait is the deadline for a real sidecar to start or notice a world.
+const Wait = 45 * time.Second
 
-// sidecar is the real ether binary (node 10) on its own NATS and a fresh,
-// migrated database, on free ports: the link and /health.
-type sidecar struct {
+// Sidecar is one ether process, restartable on the same ports. Its
+// methods are for the test goroutine.
+type Sidecar struct {
 	t      *testing.T
 	bin    string
 	env    []string
-	port   int // the world link, 127.0.0.1
-	health int // --metrics-listen, 127.0.0.1
-	cmd    *exec.Cmd
+	dsn    string          // the database ether uses
+	port   int             // the world link, 127.0.0.1
+	health int             // --metrics-listen, 127.0.0.1
+	cmd    *exec.Cmd       // the current process
 	out    *testbin.Output // the current process's stdout and stderr
 	exited chan struct{}   // closed when the current process has exited
 }
 
-// startSidecar builds ether, migrates a new database and runs it; extra is
-// added to its environment (RS_LINK_TOKEN).
-func startSidecar(t *testing.T, extra ...string) *sidecar {
+// Start builds ether, migrates a new database and runs it until the test
+// ends; extraEnv is added to its environment (e.g. RS_LINK_TOKEN=…).
+func Start(t *testing.T, extraEnv ...string) *Sidecar {
 	t.Helper()
 	ns := natstest.Start(t)
-	s := &sidecar{t: t, bin: testbin.Build(t, "./ether/cmd/ether"),
+	s := &Sidecar{t: t, bin: testbin.Build(t, "./ether/cmd/ether"),
 		port: natstest.FreePort(t), health: natstest.FreePort(t)}
-	s.env = append(dbEnv(t, pgtest.NewDatabase(t)), "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+ns.URL(),
-		"RS_CLUSTER_NAME=etherlink"+strconv.Itoa(os.Getpid()))
-	s.env = append(s.env, extra...)
+	s.dsn = pgtest.NewDatabase(t)
+	s.env = append(dbEnv(t, s.dsn), "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+ns.URL(),
+		"RS_CLUSTER_NAME=ethertest")
+	s.env = append(s.env, extraEnv...)
 	migrate := exec.Command(s.bin, "migrate")
 	migrate.Env = append(testbin.Env(), s.env...)
 	if b, err := migrate.CombinedOutput(); err != nil {
 		t.Fatalf("ether migrate: %v\n%s", err, b)
 	}
-	s.start()
+	s.Run()
 	return s
 }
 
@@ -64,8 +69,8 @@ func dbEnv(t *testing.T, dsn string) []string {
 		"RS_DB_USER=" + u.User.Username(), "RS_DB_PASS=" + pass}
 }
 
-// start runs the sidecar (again, on the same ports) and waits for /health.
-func (s *sidecar) start() {
+// Run starts the sidecar (again, on the same ports) and waits for /health.
+func (s *Sidecar) Run() {
 	s.t.Helper()
 	s.cmd = exec.Command(s.bin, "run", "--ether-port", strconv.Itoa(s.port),
 		"--metrics-listen", "127.0.0.1:"+strconv.Itoa(s.health))
@@ -85,18 +90,27 @@ func (s *sidecar) start() {
 			s.t.Logf("ether output:\n%s", out)
 		}
 	})
-	poll.Until(s.t, etherWait, func() error { _, err := s.worldLink(); return err })
+	poll.Until(s.t, Wait, func() error { _, err := s.WorldLink(); return err })
 }
 
-// kill ends the sidecar with SIGKILL, as a crash would.
-func (s *sidecar) kill() {
+// Kill ends the sidecar with SIGKILL, as a crash would.
+func (s *Sidecar) Kill() {
 	s.t.Helper()
 	_ = s.cmd.Process.Kill()
 	<-s.exited
 }
 
-// worldLink is world_link from the sidecar's /health: "up" or "down".
-func (s *sidecar) worldLink() (string, error) {
+// Addr is the world link's address.
+func (s *Sidecar) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+// DSN is the URL of the database the sidecar uses.
+func (s *Sidecar) DSN() string { return s.dsn }
+
+// Output is what the current process has written so far.
+func (s *Sidecar) Output() string { return s.out.String() }
+
+// WorldLink is world_link from the sidecar's /health: "up" or "down".
+func (s *Sidecar) WorldLink() (string, error) {
 	client := http.Client{Timeout: 2 * time.Second}
 	resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(s.health) + "/health")
 	if err != nil {
@@ -112,16 +126,14 @@ func (s *sidecar) worldLink() (string, error) {
 	return h.WorldLink, nil
 }
 
-// waitWorldLink polls /health until world_link is want.
-func (s *sidecar) waitWorldLink(want string) {
+// WaitWorldLink polls /health until world_link is want.
+func (s *Sidecar) WaitWorldLink(want string) {
 	s.t.Helper()
-	poll.Until(s.t, etherWait, func() error {
-		got, err := s.worldLink()
+	poll.Until(s.t, Wait, func() error {
+		got, err := s.WorldLink()
 		if err == nil && got != want {
 			err = fmt.Errorf("world_link %q, want %q", got, want)
 		}
 		return err
 	})
 }
-
-func (s *sidecar) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
