@@ -43,6 +43,8 @@ func TestEther_RegistersRoundTripsAndSurvivesASidecarRestart(t *testing.T) {
 		t.Fatal("Send after the reconnect returned false")
 	}
 	awaitMsg(t, c, proto.LoginCheckResponse{User37: 4343, Allowed: true})
+	// Received counts an event just after Drain can see it.
+	poll.True(t, ethertest.Wait, "both answers counted", func() bool { return c.Stats().Received >= 2 })
 	st := c.Stats()
 	if st.Connects != 2 || st.Reconnects != 1 || st.Dropped.Down != 1 || st.Received < 2 {
 		t.Fatalf("stats %+v: want 2 connects, 1 reconnect, 1 dropped while down", st)
