@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -45,28 +41,6 @@ type memConn struct {
 
 func (c *memConn) RemoteAddr() string { return c.addr }
 func (c *memConn) Close() error       { c.closed.Store(true); return nil }
-
-// newAccounts is a real account store on a fresh, migrated database, with
-// cheap hashes.
-func newAccounts(t *testing.T) *account.Store {
-	t.Helper()
-	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	if _, err := account.Migrate(ctx, dsn); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s, err := account.Open(ctx, pool, account.Options{Autoregister: true,
-		Params: account.Params{Memory: 64, Time: 1, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // testMap is the world every test plays on.
 var testMap = sync.OnceValue(func() *terrain.Map { return terrain.Generate(42, terrain.Grassland, 128, 128) })

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -53,7 +54,7 @@ func TestTick_PhaseStatsAndOverrun(t *testing.T) {
 	clock := &steppingClock{now: time.Unix(0, 0), step: time.Millisecond}
 	var logs syncBuffer
 	w := newWorld(t, Config{EtherOff: true, TickInterval: 20 * time.Millisecond},
-		Deps{Accounts: newAccounts(t), Clock: clock.read, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		Deps{Accounts: accounttest.New(t), Clock: clock.read, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for range 150 {
 		w.tick()
 	}

@@ -15,10 +15,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/corrosion/corrosion/internal/pgtest"
-	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
@@ -55,7 +54,7 @@ func newWorld(t *testing.T, cfg engine.Config, opts Options) *world {
 	if cfg.TickInterval == 0 {
 		cfg.TickInterval = 20 * time.Millisecond
 	}
-	e, err := engine.New(cfg, engine.Deps{Logger: log, Map: testMap(), Accounts: newAccounts(t)})
+	e, err := engine.New(cfg, engine.Deps{Logger: log, Map: testMap(), Accounts: accounttest.New(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,26 +85,6 @@ func newWorld(t *testing.T, cfg engine.Config, opts Options) *world {
 		hs.Close()
 	})
 	return w
-}
-
-func newAccounts(t *testing.T) *account.Store {
-	t.Helper()
-	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	if _, err := account.Migrate(ctx, dsn); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s, err := account.Open(ctx, pool, account.Options{Autoregister: true,
-		Params: account.Params{Memory: 64, Time: 1, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // tcpClient is a game client over TCP.
