@@ -200,7 +200,9 @@ func (e *Engine) store(p *player) {
 	blob := save{Pos: p.pos, Chat: p.chat}.encode()
 	if e.link == nil || !e.link.Send(etherproto.PlayerSaveRequest{User37: p.user37, SaveData: blob}) {
 		e.saves[p.user37] = blob
+		return
 	}
+	e.counters.savesSent.Add(1)
 }
 
 // countdownStep announces the countdown at its steps and, when it has run

@@ -74,6 +74,7 @@ func (e *Engine) etherMessage(m etherproto.Message) {
 				Level: proto.Level(m.Level), Text: strings.ToValidUTF8(string(m.Body), "?")})
 		}
 	case etherproto.PlayerSaveAck:
+		e.counters.savesAcked.Add(1)
 		if !m.Success {
 			e.log.Warn("ether queued a save it could not store yet", "user", m.User37)
 		}

@@ -41,6 +41,8 @@ type Stats struct {
 	AcceptBusy      uint64 // Attach refused: accept queue full
 	EtherEvents     uint64 // sidecar events handled
 	BadSaves        uint64 // saves that did not decode (player started at a spawn)
+	SavesSent       uint64 // PlayerSaveRequests handed to the sidecar link
+	SavesAcked      uint64 // PlayerSaveAcks the engine handled
 }
 
 // counters are the engine's totals, written by the tick (and Deliver,
@@ -50,6 +52,7 @@ type counters struct {
 	slow, idle, badFrames     atomic.Uint64
 	acceptBusy, etherEvents   atomic.Uint64
 	badSaves, skipped, floods atomic.Uint64
+	savesSent, savesAcked     atomic.Uint64
 	players, pending, clients atomic.Int64
 }
 
@@ -115,6 +118,7 @@ func (e *Engine) Stats() Stats {
 	s.Skipped, s.SlowDisconnects, s.Idle = c.skipped.Load(), c.slow.Load(), c.idle.Load()
 	s.BadFrames, s.AcceptBusy, s.EtherEvents = c.badFrames.Load(), c.acceptBusy.Load(), c.etherEvents.Load()
 	s.BadSaves = c.badSaves.Load()
+	s.SavesSent, s.SavesAcked = c.savesSent.Load(), c.savesAcked.Load()
 	s.Players, s.Pending, s.Clients = int(c.players.Load()), int(c.pending.Load()), int(c.clients.Load())
 	s.Floods = c.floods.Load()
 	return s

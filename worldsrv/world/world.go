@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/config"
@@ -277,18 +278,27 @@ func (w *World) shutdown(stopEngine func(), engineDone, gameDone <-chan error, s
 	w.pool.Close()
 }
 
-// flushLink waits, bounded, until the link has written what the last tick
-// queued (the players' saves).
+// flushLink waits, bounded, until the sidecar has acknowledged every save
+// the engine sent it (the players' last saves): bytes written to the socket
+// are not yet stored, and stopping ether before it has read them loses
+// them. The engine has stopped, so the acks are drained here.
 func (w *World) flushLink() {
 	if w.link == nil {
 		return
 	}
+	st := w.engine.Stats()
+	waiting := int64(st.SavesSent) - int64(st.SavesAcked)
 	deadline := time.Now().Add(linkFlushGrace)
-	for w.link.Up() && w.link.Stats().OutQueue > 0 && time.Now().Before(deadline) {
+	for waiting > 0 && w.link.Up() && time.Now().Before(deadline) {
+		w.link.Drain(100, func(ev etherlink.Event) {
+			if _, ok := ev.Msg.(etherproto.PlayerSaveAck); ok {
+				waiting--
+			}
+		})
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := w.link.Stats().OutQueue; n > 0 {
-		w.log.Warn("ether link closed with frames unsent", "frames", n)
+	if waiting > 0 {
+		w.log.Warn("ether link closed with saves unacknowledged", "saves", waiting)
 	}
 }
 
