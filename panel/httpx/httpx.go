@@ -1,0 +1,86 @@
+// Package httpx is the shape every panel HTTP handler takes: a route table
+// entry (pattern, what the caller needs, audit action) and a handler that
+// returns an error, rendered on one path. The server enforces Need before
+// a handler runs — for patterns with a {license} wildcard that includes the
+// license grant — and writes the audit row for every route with an Audit
+// action, denied attempts included. Only panel packages import it.
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/corrosion/corrosion/panel/auth"
+)
+
+// Need is what a caller must be to reach a route.
+type Need int
+
+const (
+	Public Need = iota // anyone, logged in or not (login page, static files, health)
+	View               // logged in; with {license} in the pattern: CanView(license)
+	Act                // logged in, not a viewer; with {license}: CanAct(license)
+	Admin              // an admin
+)
+
+// Handler serves one request for a known principal (nil on Public routes
+// when nobody is logged in). A returned error is rendered by the server:
+// an *Error with its status and message, anything else as a 500 that is
+// logged and not shown.
+type Handler func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error
+
+// Route is one entry of a route table.
+type Route struct {
+	Pattern string // net/http ServeMux pattern with method, e.g. "POST /hosts/{license}/instances/{instance}/power"
+	Need    Need
+	// Audit names the action written to the audit log for every request
+	// that reaches this route (allowed, denied or failed), e.g. "instance.power".
+	// Empty: not audited (reads).
+	Audit   string
+	Handler Handler
+}
+
+// Error is an error with an HTTP status and a message meant for the operator.
+type Error struct {
+	Status  int
+	Message string // shown to the operator, in words ("another power action is running")
+	Err     error  // the cause, logged; may be nil
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the status and a formatted message.
+func Errorf(status int, format string, a ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, a...)}
+}
+
+// Wrap returns an *Error with the status, message and cause.
+func Wrap(status int, message string, err error) *Error {
+	return &Error{Status: status, Message: message, Err: err}
+}
+
+// Denied is the error for a caller that lacks a grant or role.
+var Denied = &Error{Status: http.StatusForbidden, Message: "you are not allowed to do that"}
+
+// StatusOf returns the HTTP status an error renders with.
+func StatusOf(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return http.StatusInternalServerError
+}
+
+// Feature is a part of the panel that serves routes (fleet pages, console,
+// files, social health...). The server mounts every feature's routes.
+type Feature interface {
+	Routes() []Route
+}
