@@ -59,8 +59,8 @@ type Deps struct {
 
 // Server serves the panel.
 type Server struct {
-	cfg     Config     // immutable after New
-	deps    Deps       // immutable after New
+	cfg     Config // immutable after New
+	deps    Deps   // immutable after New
 	log     *slog.Logger
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics
