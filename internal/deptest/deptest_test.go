@@ -53,7 +53,7 @@ func list(t *testing.T, deps bool, patterns ...string) []pkg {
 // testOnly are packages that must never reach a shipped binary.
 var testOnly = []string{"testing", mod + "internal/natstest", mod + "internal/pgtest", mod + "internal/poll",
 	mod + "internal/testbin", mod + "internal/ethertest", mod + "agent/rcon/rcontest", mod + "worldsrv/bot/worldtest", mod + "worldsrv/account/accounttest",
-	mod + "internal/browsertest"}
+	mod + "internal/browsertest", mod + "panel/paneltest"}
 
 func TestShippedBinariesHaveNoTestCode(t *testing.T) {
 	for _, p := range list(t, false, "./...") {
