@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // RecordAudit writes one audit row. A zero At is the database's now; a
@@ -31,4 +34,108 @@ func (s *Store) RecordAudit(ctx context.Context, e AuditEntry) error {
 		return fmt.Errorf("record audit %s: %w", e.Action, err)
 	}
 	return nil
+}
+
+// AuditScope limits the audit rows a non-admin may read: rows of the
+// licenses they can view, plus their own actions.
+type AuditScope struct {
+	UserID   int64
+	Licenses []string
+}
+
+// AuditFilter selects audit rows. Zero fields do not filter.
+type AuditFilter struct {
+	Scope    *AuditScope // nil: every row (admins)
+	User     string      // exact user name
+	Action   string      // exact action, or a prefix ending in '.' ("user.")
+	License  string
+	Instance string
+	Result   AuditResult
+	Since    time.Time // at >= Since
+	Until    time.Time // at < Until
+	Before   int64     // id < Before: the next page after a page whose last id was Before
+	Limit    int       // default DefaultAuditLimit, at most MaxAuditLimit
+}
+
+// The page sizes of Audit.
+const (
+	DefaultAuditLimit = 50
+	MaxAuditLimit     = 500
+)
+
+// Audit returns the newest audit rows matching f, newest first. To page
+// on, pass the last row's ID as f.Before.
+func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	where, args := auditWhere(f)
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultAuditLimit
+	}
+	limit = min(limit, MaxAuditLimit)
+	q := `SELECT id, at, COALESCE(user_id, 0), user_name, remote_addr, action, license_id, instance_id,
+		target, result, detail FROM panel_audit`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += fmt.Sprintf(" ORDER BY id DESC LIMIT %d", limit)
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var res string
+		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
+			&e.Instance, &e.Target, &res, &e.Detail); err != nil {
+			return nil, fmt.Errorf("read audit: %w", err)
+		}
+		e.Result = AuditResult(res)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	return out, nil
+}
+
+// auditWhere builds the conditions of f, with numbered arguments.
+func auditWhere(f AuditFilter) (where []string, args []any) {
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.Scope != nil {
+		args = append(args, f.Scope.UserID, f.Scope.Licenses)
+		n := len(args)
+		where = append(where, fmt.Sprintf("(user_id = $%d OR (license_id <> '' AND license_id = ANY($%d)))", n-1, n))
+	}
+	if f.User != "" {
+		add("user_name = $?", f.User)
+	}
+	if strings.HasSuffix(f.Action, ".") {
+		add("starts_with(action, $?)", f.Action)
+	} else if f.Action != "" {
+		add("action = $?", f.Action)
+	}
+	if f.License != "" {
+		add("license_id = $?", f.License)
+	}
+	if f.Instance != "" {
+		add("instance_id = $?", f.Instance)
+	}
+	if f.Result != "" {
+		add("result = $?", string(f.Result))
+	}
+	if !f.Since.IsZero() {
+		add("at >= $?", f.Since)
+	}
+	if !f.Until.IsZero() {
+		add("at < $?", f.Until)
+	}
+	if f.Before > 0 {
+		add("id < $?", f.Before)
+	}
+	return where, args
 }
