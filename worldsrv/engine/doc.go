@@ -64,6 +64,9 @@
 // list and the last FriendStatus the world has for it is online (node ≠ 0);
 // otherwise the sender gets "That player is currently offline." at once. A PM
 // that ether still drops (an ignore the world cannot see) is lost silently.
+// Until ether's FriendListComplete for the sender has arrived the world does
+// not know yet, so such a PM is held (at most 8 per player) and decided when
+// the list is complete, or with what the world knows after 10 ticks.
 //
 // Saves: a player's save is a 12-byte versioned blob (save.go: magic
 // "CWSV", version 1, position, chat modes) stored by ether

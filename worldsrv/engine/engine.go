@@ -78,6 +78,7 @@ type Engine struct {
 	pending       map[uint64]*pendingLogin
 	pendingOrder  []*pendingLogin   // pending logins in arrival order
 	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
+	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
 	grid          grid
 	keys          []uint32 // nearby's scratch
 	lastNow       time.Time

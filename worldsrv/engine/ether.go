@@ -16,6 +16,9 @@ func (e *Engine) phaseEther(time.Time) {
 	}
 	n := e.link.Drain(e.cfg.EtherDrain, e.etherEvent)
 	e.counters.etherEvents.Add(uint64(n))
+	if len(e.holding) > 0 {
+		e.expireHeld()
+	}
 }
 
 func (e *Engine) etherEvent(ev etherlink.Event) {
@@ -67,6 +70,7 @@ func (e *Engine) etherMessage(m etherproto.Message) {
 	case etherproto.FriendListComplete:
 		if p := e.byUser[m.Target37]; p != nil {
 			e.send(p.c, proto.FriendListLoaded{})
+			e.listsLoaded(p)
 		}
 	case etherproto.MessagePrivate:
 		if p := e.byUser[m.Recipient37]; p != nil {

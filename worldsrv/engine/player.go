@@ -22,6 +22,11 @@ type player struct {
 
 	friends map[uint64]uint8 // friend → node (0 offline or hidden), from ether
 	ignores []uint64         // in ether's order
+	// listsLoaded: ether's FriendListComplete arrived; until then PMs are
+	// held (held, at most maxHeldPMs, the first at tick heldSince).
+	listsLoaded bool
+	held        []heldPM
+	heldSince   uint64
 
 	leaving bool
 	reason  proto.LogoutReason

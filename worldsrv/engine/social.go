@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
@@ -114,15 +116,74 @@ func indexOf(list []uint64, v uint64) int {
 	return -1
 }
 
-// privateMessage sends a filtered PM to ether when the target is a friend
-// the world last saw online; otherwise the sender hears the target is
-// offline (the rule in the package doc).
+// Held private messages: a PM sent before ether's FriendListComplete for
+// the sender waits for it (the world cannot yet tell an online friend from
+// an offline one), at most maxHeldPMs per player and heldPMTicks ticks.
+const (
+	maxHeldPMs  = 8
+	heldPMTicks = 10
+)
+
+// heldPM is a PM waiting for its sender's friend list.
+type heldPM struct {
+	name, text string
+}
+
+// privateMessage decides a PM now, or holds it while the sender's friend
+// list has not arrived (the rule in the package doc).
 func (e *Engine) privateMessage(p *player, m *proto.PrivateMessage) {
-	id, ok := name37(m.Name)
+	if e.link != nil && !p.listsLoaded && len(p.held) < maxHeldPMs {
+		if len(p.held) == 0 {
+			p.heldSince = e.tick
+			e.holding = append(e.holding, p)
+		}
+		p.held = append(p.held, heldPM{name: strings.Clone(m.Name), text: strings.Clone(m.Text)})
+		return
+	}
+	e.sendPM(p, m.Name, m.Text)
+}
+
+// sendPM sends a filtered PM to ether when the target is a friend the world
+// last saw online; otherwise the sender hears the target is offline.
+func (e *Engine) sendPM(p *player, name, text string) {
+	id, ok := name37(name)
 	if !ok || p.friends[id] == 0 || e.link == nil {
 		e.send(p.c, proto.SystemMessage{Text: textOffline})
 		return
 	}
-	body := e.filter.apply([]byte(m.Text))
+	body := e.filter.apply([]byte(text))
 	e.link.Send(etherproto.PrivateMessage{Sender37: p.user37, Target37: id, Level: uint8(proto.LevelPlayer), Body: body})
+}
+
+// listsLoaded marks p's friend list complete and decides its held PMs.
+func (e *Engine) listsLoaded(p *player) {
+	p.listsLoaded = true
+	e.releaseHeld(p)
+}
+
+// releaseHeld decides p's held PMs with what the world knows now.
+func (e *Engine) releaseHeld(p *player) {
+	held := p.held
+	p.held = nil
+	for _, m := range held {
+		e.sendPM(p, m.name, m.text)
+	}
+}
+
+// expireHeld decides the PMs held longer than heldPMTicks (their sender's
+// friend list is late) and forgets the players that hold none.
+func (e *Engine) expireHeld() {
+	kept := e.holding[:0]
+	for _, p := range e.holding {
+		if len(p.held) == 0 || e.byUser[p.user37] != p {
+			continue // released, or the player left
+		}
+		if e.tick-p.heldSince >= heldPMTicks {
+			e.releaseHeld(p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	clear(e.holding[len(kept):])
+	e.holding = kept
 }
