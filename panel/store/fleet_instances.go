@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const instanceColumns = `license_id, instance_id, game, label, state, coalesce(pid, 0), uptime_s, crash_count,
+	cpu_percent, rss_mb, state_since, updated_at, last_message`
+
+func scanInstance(row pgx.Row) (Instance, error) {
+	var in Instance
+	var state string
+	err := row.Scan(&in.License, &in.ID, &in.Game, &in.Label, &state, &in.PID, &in.UptimeSeconds, &in.CrashCount,
+		&in.CPUPercent, &in.RSSMB, &in.StateSince, &in.UpdatedAt, &in.LastMessage)
+	in.State = stateOf(state)
+	return in, err
+}
+
+// Instances lists a license's instances ordered by id (none for an
+// unknown license).
+func (s *Store) Instances(ctx context.Context, license string) ([]Instance, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+instanceColumns+` FROM panel_instances
+		WHERE license_id = $1 ORDER BY instance_id`, license)
+	if err != nil {
+		return nil, fmt.Errorf("list instances of %s: %w", license, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Instance, error) { return scanInstance(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list instances of %s: %w", license, err)
+	}
+	return out, nil
+}
+
+// Instance returns one instance's latest state; ErrNotFound when the
+// license has reported no such instance.
+func (s *Store) Instance(ctx context.Context, license, id string) (Instance, error) {
+	in, err := scanInstance(s.pool.QueryRow(ctx, `SELECT `+instanceColumns+` FROM panel_instances
+		WHERE license_id = $1 AND instance_id = $2`, license, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Instance{}, fmt.Errorf("instance %s/%s: %w", license, id, ErrNotFound)
+	}
+	if err != nil {
+		return Instance{}, fmt.Errorf("read instance %s/%s: %w", license, id, err)
+	}
+	return in, nil
+}
