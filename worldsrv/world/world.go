@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
+	webworld "github.com/corrosion/corrosion/web/world"
 	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/config"
@@ -162,6 +163,12 @@ func (w *World) build(words []string) error {
 		return err
 	}
 	api.Handle("GET /ws", w.net.WebSocket())
+	client, err := webworld.New(webworld.Options{World: cfg.World()})
+	if err != nil {
+		return err
+	}
+	api.Handle("GET "+webworld.PagePath, client)
+	api.Handle("GET "+webworld.StaticPrefix, client)
 	if err := w.buildAdmin(api); err != nil {
 		return err
 	}
