@@ -1,0 +1,170 @@
+package auth
+
+import (
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+)
+
+// LimitOptions configure the failed-login rate limit; zero fields take
+// the defaults in brackets.
+type LimitOptions struct {
+	MaxFailures int           // failures within Window that lock a key out [5]
+	Window      time.Duration // [1 min]
+	BaseLockout time.Duration // the first lockout; each further one doubles [1 min]
+	MaxLockout  time.Duration // the longest lockout [15 min]
+	MaxKeys     int           // keys remembered; memory stays bounded under a storm of names [10,000]
+}
+
+func (o *LimitOptions) defaults() {
+	if o.MaxFailures <= 0 {
+		o.MaxFailures = 5
+	}
+	if o.Window <= 0 {
+		o.Window = time.Minute
+	}
+	if o.BaseLockout <= 0 {
+		o.BaseLockout = time.Minute
+	}
+	if o.MaxLockout <= 0 {
+		o.MaxLockout = 15 * time.Minute
+	}
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = 10_000
+	}
+}
+
+// Limiter is the failed-login rate limit, kept per username and per
+// remote address: MaxFailures failures within Window lock the key out for
+// BaseLockout, doubling with each further lockout up to MaxLockout. A
+// successful login clears its username's key (not its address's: one
+// valid account must not reset an address that guesses others). Memory is
+// bounded by MaxKeys: when full, stale keys go first, then the least
+// recently failed. Time is passed in, so the rules test without a clock.
+// Safe for concurrent use.
+type Limiter struct {
+	opts LimitOptions // immutable after NewLimiter
+
+	mu   sync.Mutex
+	keys map[string]*limitEntry // guarded by mu
+}
+
+type limitEntry struct {
+	failures    int       // within the window starting at windowStart
+	windowStart time.Time //
+	lockedUntil time.Time // zero: not locked
+	lockouts    int       // lockouts so far (doubles the next one)
+	lastFail    time.Time //
+}
+
+// NewLimiter returns a Limiter.
+func NewLimiter(o LimitOptions) *Limiter {
+	o.defaults()
+	return &Limiter{opts: o, keys: map[string]*limitEntry{}}
+}
+
+// UserKey and AddrKey name the limiter's keys for a username and a remote
+// address (IPv6 addresses count per /64: one host holds a whole /64).
+func UserKey(name string) string { return "user:" + strings.ToLower(name) }
+
+// AddrKey is the key of a remote address (host only, no port).
+func AddrKey(addr string) string {
+	if ip, err := netip.ParseAddr(addr); err == nil && ip.Is6() && !ip.Is4In6() {
+		if p, err := ip.Prefix(64); err == nil {
+			return "addr:" + p.String()
+		}
+	}
+	return "addr:" + addr
+}
+
+// Wait returns how long the keys stay locked out (0: not locked).
+func (l *Limiter) Wait(now time.Time, keys ...string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var wait time.Duration
+	for _, k := range keys {
+		if e := l.keys[k]; e != nil && e.lockedUntil.After(now) {
+			wait = max(wait, e.lockedUntil.Sub(now))
+		}
+	}
+	return wait
+}
+
+// Fail records a failed login for each key and returns how long they are
+// now locked out (0: not yet).
+func (l *Limiter) Fail(now time.Time, keys ...string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var wait time.Duration
+	for _, k := range keys {
+		e := l.entryLocked(now, k)
+		if now.Sub(e.windowStart) >= l.opts.Window {
+			e.failures, e.windowStart = 0, now
+		}
+		if !e.lockedUntil.IsZero() && now.Sub(e.lockedUntil) >= l.opts.MaxLockout {
+			e.lockouts = 0 // quiet for a whole max lockout: forgiven
+		}
+		e.failures++
+		e.lastFail = now
+		if e.failures >= l.opts.MaxFailures {
+			d := min(l.opts.BaseLockout<<min(e.lockouts, 16), l.opts.MaxLockout)
+			e.lockedUntil = now.Add(d)
+			e.lockouts++
+			e.failures, e.windowStart = 0, now
+		}
+		if e.lockedUntil.After(now) {
+			wait = max(wait, e.lockedUntil.Sub(now))
+		}
+	}
+	return wait
+}
+
+// Succeed clears a key (a username that just logged in).
+func (l *Limiter) Succeed(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.keys, key)
+}
+
+// Len is the number of keys remembered.
+func (l *Limiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.keys)
+}
+
+func (l *Limiter) entryLocked(now time.Time, k string) *limitEntry {
+	if e := l.keys[k]; e != nil {
+		return e
+	}
+	if len(l.keys) >= l.opts.MaxKeys {
+		l.evictLocked(now)
+	}
+	e := &limitEntry{windowStart: now}
+	l.keys[k] = e
+	return e
+}
+
+// evictLocked drops every stale key (window over, not locked, lockouts
+// forgiven); when none is stale, the least recently failed key.
+func (l *Limiter) evictLocked(now time.Time) {
+	var oldest string
+	var oldestAt time.Time
+	for k, e := range l.keys {
+		if l.staleLocked(now, e) {
+			delete(l.keys, k)
+			continue
+		}
+		if oldest == "" || e.lastFail.Before(oldestAt) {
+			oldest, oldestAt = k, e.lastFail
+		}
+	}
+	if len(l.keys) >= l.opts.MaxKeys && oldest != "" {
+		delete(l.keys, oldest)
+	}
+}
+
+func (l *Limiter) staleLocked(now time.Time, e *limitEntry) bool {
+	return now.Sub(e.windowStart) >= l.opts.Window && now.Sub(e.lockedUntil) >= l.opts.MaxLockout
+}
