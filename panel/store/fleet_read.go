@@ -162,4 +162,3 @@ func (s *Store) Host(ctx context.Context, license string) (Host, error) {
 	}
 	return hosts[0], nil
 }
-

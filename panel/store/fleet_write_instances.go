@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// diskSums totals a heartbeat's disks (nil, nil: none reported).
+func diskSums(disks []wire.Disk) (total, free *int64) {
+	if len(disks) == 0 {
+		return nil, nil
+	}
+	var t, f uint64
+	for _, d := range disks {
+		t, f = satAdd(t, d.TotalMB), satAdd(f, d.FreeMB)
+	}
+	return mb(&t), mb(&f)
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// int4 is an optional integer column value: nil for zero.
+func int4(v int) *int32 {
+	if v == 0 {
+		return nil
+	}
+	n := int32(min(max(v, math.MinInt32), math.MaxInt32))
+	return &n
+}
+
+// instanceHeartbeatUpsert applies each heartbeat's instance reports that
+// are newer than the row (agent clock); state_since moves when the state
+// changes. Crash counts and messages come from status events only.
+const instanceHeartbeatUpsert = `INSERT INTO panel_instances AS i (license_id, instance_id, game, label, state, pid,
+	uptime_s, cpu_percent, rss_mb, state_since, updated_at)
+SELECT l, id, game, label, state, pid, up, cpu, rss, at, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+	$5::text[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::timestamptz[])
+	AS u(l, id, game, label, state, pid, up, cpu, rss, at)
+ON CONFLICT (license_id, instance_id) DO UPDATE SET game = EXCLUDED.game, label = EXCLUDED.label,
+	state = EXCLUDED.state, pid = EXCLUDED.pid, uptime_s = EXCLUDED.uptime_s, cpu_percent = EXCLUDED.cpu_percent,
+	rss_mb = EXCLUDED.rss_mb, updated_at = EXCLUDED.updated_at,
+	state_since = CASE WHEN i.state = EXCLUDED.state THEN i.state_since ELSE EXCLUDED.state_since END
+WHERE i.updated_at <= EXCLUDED.updated_at`
+
+func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
+	var ls, ids, games, labels, states []string
+	var pids []*int32
+	var ups []int64
+	var cpus []*float64
+	var rss []*int64
+	var ats []time.Time
+	for _, r := range b.Heartbeats {
+		at := r.Heartbeat.Timestamp
+		for _, in := range sortedReports(r.Heartbeat.Instances) {
+			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, pgText(in.Game)), append(labels, pgText(in.Label))
+			states, pids, ups = append(states, pgText(string(in.State))), append(pids, int4(in.PID)), append(ups, max(in.UptimeSeconds, 0))
+			cpus, rss, ats = append(cpus, in.CPUPercent), append(rss, mb(in.RSSMB)), append(ats, at)
+		}
+	}
+	if len(ls) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, instanceHeartbeatUpsert, ls, ids, games, labels, states, pids, ups, cpus, rss, ats); err != nil {
+		return fmt.Errorf("write instances: %w", err)
+	}
+	return nil
+}
+
+// sortedReports is reports in id order without duplicate ids (ingest
+// rejects those; this keeps one statement from touching a row twice).
+func sortedReports(reports []wire.InstanceReport) []wire.InstanceReport {
+	out := make([]wire.InstanceReport, 0, len(reports))
+	seen := make(map[string]bool, len(reports))
+	for _, r := range reports {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, r)
+		}
+	}
+	sortReports(out)
+	return out
+}
+
+// deleteGoneInstances removes instances a host no longer reports (taken out
+// of its config), unless something newer than the heartbeat updated them.
+func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
+	if len(b.Heartbeats) == 0 {
+		return nil
+	}
+	var hostIDs []string
+	var hostAts []time.Time
+	var ls, ids []string
+	for _, r := range b.Heartbeats {
+		hostIDs, hostAts = append(hostIDs, r.License), append(hostAts, r.Heartbeat.Timestamp)
+		for _, in := range r.Heartbeat.Instances {
+			ls, ids = append(ls, r.License), append(ids, in.ID)
+		}
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM panel_instances i USING unnest($1::text[], $2::timestamptz[]) AS h(l, at)
+		WHERE i.license_id = h.l AND i.updated_at < h.at
+		AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS r(l, id) WHERE r.l = i.license_id AND r.id = i.instance_id)`,
+		hostIDs, hostAts, ls, ids)
+	if err != nil {
+		return fmt.Errorf("delete instances no longer reported: %w", err)
+	}
+	return nil
+}
+
+func sortReports(rs []wire.InstanceReport) {
+	slices.SortFunc(rs, func(a, b wire.InstanceReport) int { return strings.Compare(a.ID, b.ID) })
+}
