@@ -1,0 +1,103 @@
+// Package console is the instance page's live console and RCON tabs: the
+// console page with its backlog (the agent's logs func) and live lines
+// over SSE from a per-replica hub that subscribes to an instance's console
+// subject only while a browser watches it, a line sent to the game's
+// stdin, and RCON commands with their output. Only panel packages import
+// it.
+package console
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// HeadFunc fills the instance frame's header (state, host, power buttons)
+// for a principal; panel/fleetui provides it from the store.
+type HeadFunc func(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error)
+
+// Deps are what the console feature needs.
+type Deps struct {
+	NATS   *nats.Conn
+	Head   HeadFunc // nil: a header with the ids only
+	Logger *slog.Logger
+}
+
+// Feature serves the console and RCON tabs.
+type Feature struct {
+	hub   *Hub           // immutable after New
+	agent *agentc.Client // immutable after New
+	head  HeadFunc       // immutable after New
+	log   *slog.Logger   // immutable after New
+}
+
+var _ httpx.Feature = (*Feature)(nil)
+
+// New returns the feature with its own hub on the connection.
+func New(d Deps) *Feature {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return &Feature{hub: NewHub(d.NATS, d.Logger), agent: agentc.New(d.NATS), head: d.Head, log: d.Logger}
+}
+
+// Hub is the feature's console fan-out (for metrics and tests).
+func (f *Feature) Hub() *Hub { return f.hub }
+
+const base = "/hosts/{license}/instances/{instance}"
+
+// Routes implements httpx.Feature.
+func (f *Feature) Routes() []httpx.Route {
+	return []httpx.Route{
+		{Pattern: "GET " + base + "/console", Need: httpx.View, Handler: f.page},
+		{Pattern: "GET " + base + "/console/stream", Need: httpx.View, Handler: f.stream},
+		{Pattern: "POST " + base + "/console/send", Need: httpx.Act, Audit: "instance.send", Handler: f.send},
+		{Pattern: "GET " + base + "/rcon", Need: httpx.View, Handler: f.rconPage},
+		{Pattern: "POST " + base + "/rcon", Need: httpx.Act, Audit: "instance.rcon", Handler: f.rcon},
+	}
+}
+
+// ids returns the request's license and instance, refusing ids that cannot
+// name an instance on the wire.
+func ids(r *http.Request) (license, instance string, err error) {
+	license, instance = r.PathValue("license"), r.PathValue("instance")
+	if !wire.ValidLicenseID(license) || !wire.ValidInstanceID(instance) {
+		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q on license %q", instance, license)
+	}
+	return license, instance, nil
+}
+
+// frameHead is the instance header for the page.
+func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
+	if f.head != nil {
+		return f.head(ctx, p, license, instance)
+	}
+	return MinimalHead(p, license, instance), nil
+}
+
+// MinimalHead is an instance header with the ids and the principal's
+// rights only, for a panel wired without the fleet pages.
+func MinimalHead(p *auth.Principal, license, instance string) ui.InstanceHead {
+	h := ui.InstanceHead{License: license, Instance: instance, HostOnline: true, CanAct: p.CanAct(license)}
+	if !h.CanAct {
+		h.ViewerWhy = "you are a viewer"
+	}
+	return h
+}
+
+// agentError is an agent request's error in words for the operator.
+func agentError(err error) error {
+	status, msg := agentc.Describe(err)
+	return httpx.Wrap(status, msg, err)
+}
+
+func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }

@@ -1,0 +1,89 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// MaxLineBytes caps a line sent to stdin or RCON (the agent's RCON client
+// refuses more than 4086 bytes anyway).
+const MaxLineBytes = 4086
+
+// sendTimeout bounds a send or an RCON command through the agent (the
+// agent gives RCON 10 s).
+const sendTimeout = 15 * time.Second
+
+// page serves the console tab.
+func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, err := ids(r)
+	if err != nil {
+		return err
+	}
+	head, err := f.frameHead(r.Context(), p, license, instance)
+	if err != nil {
+		return err
+	}
+	url := ui.InstanceURL(license, instance) + "/console"
+	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: whyNot(p, license)}
+	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))
+}
+
+// send serves POST …/console/send: one line (form field "line") to the
+// game's stdin through the agent's send func.
+func (f *Feature) send(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, err := ids(r)
+	if err != nil {
+		return err
+	}
+	line := r.PostFormValue("line")
+	server.SetAuditTarget(r, RedactCommand(line))
+	if err := CheckLine(line); err != nil {
+		return err
+	}
+	ctx, cancel := contextWithTimeout(r, sendTimeout)
+	defer cancel()
+	if err := f.agent.Instance(ctx, license, instance, "send", map[string]string{"command": line}, nil); err != nil {
+		return agentError(err)
+	}
+	if isHTMX(r) {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	http.Redirect(w, r, ui.InstanceURL(license, instance)+"/console", http.StatusSeeOther)
+	return nil
+}
+
+// CheckLine refuses a console or RCON line the agent could not take as
+// one line, with the reason in words.
+func CheckLine(line string) error {
+	switch {
+	case strings.TrimSpace(line) == "":
+		return httpx.Errorf(http.StatusBadRequest, "type something to send first")
+	case strings.ContainsAny(line, "\r\n"):
+		return httpx.Errorf(http.StatusBadRequest, "send one line at a time (the text holds a line break)")
+	case strings.ContainsRune(line, 0):
+		return httpx.Errorf(http.StatusBadRequest, "the line holds a NUL byte, which cannot be sent")
+	case len(line) > MaxLineBytes:
+		return httpx.Errorf(http.StatusBadRequest, "the line is %d bytes long; at most %d can be sent", len(line), MaxLineBytes)
+	}
+	return nil
+}
+
+func whyNot(p *auth.Principal, license string) string {
+	switch {
+	case p.CanAct(license):
+		return ""
+	case p.Role == auth.RoleViewer:
+		return "you are a viewer"
+	default:
+		return "you have no grant to act on license " + license
+	}
+}
+
+func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
