@@ -1,0 +1,193 @@
+package social
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/store"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// snap is a healthy snapshot of node n of cluster "c" at t.
+func snap(n int, t time.Time, peers ...int) Snapshot {
+	if peers == nil {
+		peers = []int{}
+	}
+	return Snapshot{Node: n, Cluster: "c", Instance: fmt.Sprintf("proc%d", n), Time: t, WorldLink: LinkUp,
+		DBUp: true, NATSConnected: true, LoginLock: "ok", Peers: peers, PMsDroppedBy: map[string]uint64{}}
+}
+
+func observe(t *testing.T, c *Collector, s Snapshot, at time.Time) {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Observe(fmt.Sprintf("%s.health.%d", s.Cluster, s.Node), b, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nodeAt(t *testing.T, c *Collector, node int, now time.Time) NodeStatus {
+	t.Helper()
+	for _, n := range c.Nodes(now) {
+		if n.Node == node {
+			return n
+		}
+	}
+	t.Fatalf("node %d not tracked", node)
+	return NodeStatus{}
+}
+
+func TestCollector_IntervalRatesAndDownRule(t *testing.T) {
+	c := NewCollector(nil)
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	s := snap(10, t0)
+	observe(t, c, s, t0)
+	if n := nodeAt(t, c, 10, t0); n.Interval != DefaultInterval || n.RatesKnown || n.Down {
+		t.Fatalf("first snapshot: %+v", n)
+	}
+	s.Time, s.PMsDelivered, s.PMsDropped, s.LoginChecksAllowed = t0.Add(2*time.Second), 30, 10, 4
+	observe(t, c, s, t0.Add(2*time.Second))
+	n := nodeAt(t, c, 10, t0.Add(2*time.Second))
+	if n.Interval != 2*time.Second || !n.RatesKnown || n.PMRate != 20 || n.LoginRate != 2 {
+		t.Fatalf("second snapshot: interval %v rates %v %v/%v", n.Interval, n.RatesKnown, n.PMRate, n.LoginRate)
+	}
+	// A missed publish lengthens a gap but never the interval.
+	s.Time = t0.Add(6 * time.Second)
+	observe(t, c, s, t0.Add(6*time.Second))
+	if n := nodeAt(t, c, 10, t0.Add(6*time.Second)); n.Interval != 2*time.Second || n.PMRate != 0 {
+		t.Fatalf("after a gap: %+v", n)
+	}
+	if n := nodeAt(t, c, 10, t0.Add(12*time.Second)); n.Down {
+		t.Fatal("down after exactly 3 intervals of silence")
+	}
+	n = nodeAt(t, c, 10, t0.Add(12*time.Second+time.Millisecond))
+	if !n.Down || n.Stopped || !n.DownSince.Equal(t0.Add(6*time.Second)) {
+		t.Fatalf("silent node: %+v", n)
+	}
+	// A restart (new process, counters from zero) gives no rate, not a negative one.
+	s = snap(10, t0.Add(20*time.Second))
+	s.Instance = "proc10-b"
+	observe(t, c, s, t0.Add(20*time.Second))
+	if n := nodeAt(t, c, 10, t0.Add(20*time.Second)); n.Down || n.RatesKnown {
+		t.Fatalf("after restart: %+v", n)
+	}
+}
+
+func TestCollector_DownBeaconOnlyForTheCurrentProcess(t *testing.T) {
+	c := NewCollector(nil)
+	t0 := time.Now()
+	observe(t, c, snap(11, t0), t0)
+	if err := c.Observe("c.node.11.down", []byte(`{"node":11,"instance":"old","leaving":true}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	if nodeAt(t, c, 11, t0).Down {
+		t.Fatal("a stale process's beacon marked the node down")
+	}
+	if err := c.Observe("c.node.11.down", []byte(`{"node":11,"instance":"proc11","leaving":true}`), t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n := nodeAt(t, c, 11, t0.Add(time.Second)); !n.Down || !n.Stopped {
+		t.Fatalf("beacon: %+v", n)
+	}
+	for _, bad := range []string{`{"node":12,"leaving":true}`, `{"node":11}`, `[`} {
+		if err := c.Observe("c.node.11.down", []byte(bad), t0); err == nil {
+			t.Errorf("beacon %s accepted", bad)
+		}
+	}
+	if c.Refused() != 3 {
+		t.Fatalf("refused %d, want 3", c.Refused())
+	}
+}
+
+func TestCollector_BoundedAndForgets(t *testing.T) {
+	c := NewCollector(nil)
+	t0 := time.Now()
+	for i := range MaxNodes {
+		s := snap(1+i%255, t0)
+		s.Cluster = fmt.Sprintf("c%d", i/255)
+		observe(t, c, s, t0)
+	}
+	s := snap(1, t0)
+	s.Cluster = "onemore"
+	b, _ := json.Marshal(s)
+	if err := c.Observe("onemore.health.1", b, t0); err == nil || !strings.Contains(err.Error(), "too many") {
+		t.Fatalf("node %d accepted: %v", MaxNodes+1, err)
+	}
+	if err := c.Observe("onemore.health.1", b, t0.Add(ForgetAfter+time.Second)); err != nil {
+		t.Fatalf("after the others were forgotten: %v", err)
+	}
+	if got := len(c.Nodes(t0.Add(ForgetAfter + time.Second))); got != 1 {
+		t.Fatalf("%d nodes tracked, want 1", got)
+	}
+}
+
+func TestNodeOf(t *testing.T) {
+	for id, want := range map[string]int{"world10": 10, "ether11": 11, "ether1": 1, "w255": 255, "world": 0,
+		"world256": 0, "world010": 0, "world0": 0, "": 0, "10": 10} {
+		got, ok := NodeOf(id)
+		if got != want || ok != (want != 0) {
+			t.Errorf("NodeOf(%q) = %d, %v; want %d", id, got, ok, want)
+		}
+	}
+}
+
+func TestBuild_VerdictsAndVisibility(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 3, 0, 0, time.UTC)
+	c := NewCollector(nil)
+	observe(t, c, snap(10, t0, 11), t0)
+	observe(t, c, snap(11, t0, 10), t0)
+	insts := []store.SocialInstance{{License: "lic-a", Instance: "world10", Game: "worldsrv", State: "running"},
+		{License: "lic-a", Instance: "ether10", Game: "ether", State: "running"},
+		{License: "lic-b", Instance: "world11", Game: "worldsrv", State: "running"}}
+	admin := &auth.Principal{Name: "root", Role: auth.RoleAdmin}
+	v := Build(c.Nodes(t0), insts, admin, t0)
+	if len(v.Clusters) != 1 || v.Clusters[0].Verdict != "All 2 nodes healthy" || v.Clusters[0].Severity != ui.SocialOK {
+		t.Fatalf("healthy: %+v", v.Clusters)
+	}
+	if got := v.Clusters[0].Nodes[0].Instances; len(got) != 2 || got[0].Name != "world10" && got[1].Name != "world10" {
+		t.Fatalf("node 10's instances: %+v", got)
+	}
+	down := snap(11, t0.Add(time.Second), 10)
+	down.WorldLink = LinkDown
+	observe(t, c, down, t0.Add(time.Second))
+	v = Build(c.Nodes(t0.Add(time.Second)), insts, admin, t0.Add(time.Second))
+	if got := v.Clusters[0].Verdict; got != "node 11: world link down since 12:03:01 UTC" {
+		t.Fatalf("verdict %q", got)
+	}
+	later := t0.Add(time.Minute)
+	v = Build(c.Nodes(later), insts, admin, later)
+	if got := v.Clusters[0]; got.Severity != ui.SocialBad || !strings.HasPrefix(got.Verdict, "node 10: down, silent since 12:03:00 UTC") {
+		t.Fatalf("silent nodes: %q", got.Verdict)
+	}
+	op := &auth.Principal{Name: "op", Role: auth.RoleOperator, Licenses: []string{"lic-b"}}
+	v = Build(c.Nodes(t0), insts, op, t0)
+	if len(v.Clusters) != 1 || v.Clusters[0].Nodes[0].Hidden != 2 || len(v.Clusters[0].Nodes[1].Instances) != 1 || v.Rule == "" {
+		t.Fatalf("operator of lic-b: %+v", v.Clusters)
+	}
+	stranger := &auth.Principal{Name: "x", Role: auth.RoleViewer, Licenses: []string{"lic-z"}}
+	if v := Build(c.Nodes(t0), insts, stranger, t0); len(v.Clusters) != 0 || !v.Hidden {
+		t.Fatalf("stranger sees %+v", v.Clusters)
+	}
+}
+
+func TestIssues_PeersDatabaseLockBacklog(t *testing.T) {
+	t0 := time.Now()
+	a, b := snap(10, t0), snap(11, t0, 10)
+	a.DBUp, a.LoginLock, a.DBPendingWrites = false, "unavailable: not connected to NATS", PendingWritesWarn
+	members := []NodeStatus{{Cluster: "c", Node: 10, Snap: a}, {Cluster: "c", Node: 11, Snap: b}}
+	var got []string
+	for _, is := range Issues(members) {
+		got = append(got, string(is.Severity)+": "+is.Text)
+	}
+	want := []string{"bad: node 10: database unreachable", "bad: node 10: login lock unavailable: not connected to NATS",
+		"warn: node 10: 100 writes waiting for the database", "warn: node 10 does not see node 11"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("issues:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
