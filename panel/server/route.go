@@ -50,7 +50,7 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 		switch {
 		case err == nil:
 			s.audit(r, rt, p, store.AuditOK, "")
-		case httpx.StatusOf(err) == http.StatusForbidden:
+		case deniedStatus(httpx.StatusOf(err)):
 			s.audit(r, rt, p, store.AuditDenied, errMessage(err))
 		default:
 			s.audit(r, rt, p, store.AuditError, errMessage(err))
@@ -60,6 +60,12 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 		}
 		s.metrics.observe(rt.Pattern, start, rec.status)
 	})
+}
+
+// deniedStatus reports whether a handler's error status means the caller
+// was refused (audited as denied, not as an error).
+func deniedStatus(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusTooManyRequests
 }
 
 // allowed checks a route's Need for a principal and the {license} of the
