@@ -1,0 +1,239 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/redact"
+)
+
+// Defaults (DESIGN.md sections 3 and 7).
+const (
+	DefaultListen  = "127.0.0.1:7780"
+	DefaultNATSURL = "nats://127.0.0.1:4222"
+)
+
+// ErrConfig marks an invalid configuration; the message names the flag and
+// its environment variable.
+var ErrConfig = errors.New("invalid config")
+
+// Config is what `corrosion-panel serve` needs.
+type Config struct {
+	Listen      string // --listen [CORROSION_PANEL_LISTEN]: host:port of the HTTP server
+	DatabaseURL string // --database-url [DATABASE_URL]: Postgres; secret parts never printed
+	NATSURL     string // --nats-url [NATS_URL]: comma-separated list
+
+	// At most one way to authenticate to NATS besides credentials in the
+	// URL, as the agent's options: user and password, a token, a .creds
+	// file, an nkey seed file. NATSCAFile adds a CA for the servers' TLS.
+	NATSUser         string // --nats-user [NATS_USER]
+	NATSPassword     string // --nats-password [NATS_PASSWORD]; secret
+	NATSToken        string // --nats-token [NATS_TOKEN]; secret
+	NATSCreds        string // --nats-creds [NATS_CREDS]: a .creds file
+	NATSNKeySeedFile string // --nats-nkey-seed-file [NATS_NKEY_SEED_FILE]
+	NATSCAFile       string // --nats-ca-file [NATS_CA_FILE]
+
+	// TrustedOrigins are extra origins (scheme://host[:port]) allowed to
+	// send state-changing requests, e.g. a load balancer's public name.
+	TrustedOrigins []string // --trusted-origins [CORROSION_PANEL_TRUSTED_ORIGINS]
+	// SecureCookies marks session cookies Secure: set it when the panel is
+	// reached over HTTPS (behind a TLS-terminating proxy).
+	SecureCookies bool       // --secure-cookies [CORROSION_PANEL_SECURE_COOKIES]
+	LogLevel      slog.Level // --log-level [CORROSION_PANEL_LOG_LEVEL]
+}
+
+// DefaultConfig is the configuration before the environment and flags.
+func DefaultConfig() Config {
+	return Config{Listen: DefaultListen, NATSURL: DefaultNATSURL, LogLevel: slog.LevelInfo}
+}
+
+// option binds one field to its flag and environment variable.
+type option struct {
+	flag, env, usage string
+	set              flagval.Setter
+	get              func() string // as printed: secrets hidden
+}
+
+func (c *Config) options() []option {
+	str := func(p *string) func() string { return func() string { return *p } }
+	return []option{
+		{"listen", "CORROSION_PANEL_LISTEN", "HTTP address host:port", flagval.String(&c.Listen), str(&c.Listen)},
+		{"database-url", "DATABASE_URL", "Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", flagval.String(&c.DatabaseURL), func() string { return redact.URL(c.DatabaseURL) }},
+		{"nats-url", "NATS_URL", "comma-separated NATS URLs", flagval.String(&c.NATSURL), func() string { return redact.List(c.NATSURL) }},
+		{"nats-user", "NATS_USER", "NATS user (with --nats-password)", flagval.String(&c.NATSUser), str(&c.NATSUser)},
+		{"nats-password", "NATS_PASSWORD", "NATS password", flagval.String(&c.NATSPassword), func() string { return secretShown(c.NATSPassword) }},
+		{"nats-token", "NATS_TOKEN", "NATS token", flagval.String(&c.NATSToken), func() string { return secretShown(c.NATSToken) }},
+		{"nats-creds", "NATS_CREDS", "NATS .creds file (JWT and nkey)", flagval.String(&c.NATSCreds), str(&c.NATSCreds)},
+		{"nats-nkey-seed-file", "NATS_NKEY_SEED_FILE", "NATS nkey seed file", flagval.String(&c.NATSNKeySeedFile), str(&c.NATSNKeySeedFile)},
+		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
+		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
+		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
+		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
+	}
+}
+
+func secretShown(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+// NewFlagSet declares c's flags (defaults: c's current values) on a new
+// set named name, writing its usage to out.
+func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	for _, o := range c.options() {
+		usage := fmt.Sprintf("%s [%s]", o.usage, o.env)
+		if v := o.get(); v != "" {
+			usage += fmt.Sprintf(" (default %s)", v)
+		}
+		if o.flag == "secure-cookies" {
+			fs.BoolFunc(o.flag, usage, o.set)
+			continue
+		}
+		fs.Func(o.flag, usage, o.set)
+	}
+	return fs
+}
+
+// LoadConfig builds the configuration from the defaults, then the
+// environment (getenv), then args; flags win. It returns the validated
+// Config; help is flag.ErrHelp. Usage goes to out.
+func LoadConfig(name string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	c := DefaultConfig()
+	for _, o := range c.options() {
+		if s := getenv(o.env); s != "" {
+			if err := o.set(s); err != nil {
+				return c, fmt.Errorf("%w: %s: %v", ErrConfig, o.env, err)
+			}
+		}
+	}
+	fs := NewFlagSet(name, &c, out)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	}
+	return c, c.Validate()
+}
+
+// Validate names the first bad field; it does not change c.
+func (c Config) Validate() error {
+	bad := func(what, format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrConfig, what, fmt.Sprintf(format, a...))
+	}
+	if err := validListen(c.Listen); err != nil {
+		return bad("--listen (CORROSION_PANEL_LISTEN)", "%v", err)
+	}
+	if strings.TrimSpace(c.DatabaseURL) == "" {
+		return bad("--database-url (DATABASE_URL)", "not set; e.g. postgres://user:pass@127.0.0.1:5432/corrosion_panel")
+	}
+	if _, err := pgx.ParseConfig(c.DatabaseURL); err != nil {
+		return bad("--database-url (DATABASE_URL)", "%q does not parse", redact.URL(c.DatabaseURL))
+	}
+	if err := c.validateNATS(); err != nil {
+		return err
+	}
+	for _, o := range c.TrustedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return bad("--trusted-origins (CORROSION_PANEL_TRUSTED_ORIGINS)", "%q is not an origin like https://panel.example.com", o)
+		}
+	}
+	if name := flagval.LevelName(c.LogLevel); strings.Trim(name, "-0123456789") == "" {
+		return bad("--log-level (CORROSION_PANEL_LOG_LEVEL)", "%s is not debug, info, warn or error", name)
+	}
+	return nil
+}
+
+func validListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not 0-65535", addr, port)
+	}
+	_ = host // empty: every interface
+	return nil
+}
+
+// NATSURLs returns the entries of NATSURL, split on commas and trimmed.
+func (c Config) NATSURLs() []string {
+	var out []string
+	for _, u := range strings.Split(c.NATSURL, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (c Config) validateNATS() error {
+	bad := func(what, format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrConfig, what, fmt.Sprintf(format, a...))
+	}
+	urls := c.NATSURLs()
+	if len(urls) == 0 {
+		return bad("--nats-url (NATS_URL)", "no URL; e.g. nats://127.0.0.1:4222")
+	}
+	for _, s := range urls {
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" || !validNATSScheme(u.Scheme) {
+			return bad("--nats-url (NATS_URL)", "%q is not a URL like nats://host:4222", redact.URL(s))
+		}
+	}
+	var ways []string
+	if c.NATSUser != "" || c.NATSPassword != "" {
+		ways = append(ways, "--nats-user/--nats-password")
+		if c.NATSUser == "" {
+			return bad("--nats-user (NATS_USER)", "empty while --nats-password is set")
+		}
+	}
+	for _, w := range []struct{ name, v string }{{"--nats-token", c.NATSToken}, {"--nats-creds", c.NATSCreds}, {"--nats-nkey-seed-file", c.NATSNKeySeedFile}} {
+		if w.v != "" {
+			ways = append(ways, w.name)
+		}
+	}
+	if len(ways) > 1 {
+		return bad("NATS credentials", "set one way to authenticate, not %s", strings.Join(ways, " and "))
+	}
+	for _, f := range []struct{ name, path string }{
+		{"--nats-creds (NATS_CREDS)", c.NATSCreds},
+		{"--nats-nkey-seed-file (NATS_NKEY_SEED_FILE)", c.NATSNKeySeedFile},
+		{"--nats-ca-file (NATS_CA_FILE)", c.NATSCAFile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if fi, err := os.Stat(f.path); err != nil || fi.IsDir() {
+			return bad(f.name, "%s is not a readable file", f.path)
+		}
+	}
+	return nil
+}
+
+func validNATSScheme(s string) bool {
+	switch s {
+	case "nats", "tls", "ws", "wss":
+		return true
+	}
+	return false
+}

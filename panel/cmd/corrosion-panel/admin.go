@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corrosion/corrosion/internal/redact"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/dev"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+// dbFlags is a command's flag set with --database-url (DATABASE_URL).
+type dbFlags struct {
+	fs  *flag.FlagSet
+	dsn string
+}
+
+func newDBFlags(name string, e env) *dbFlags {
+	f := &dbFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), dsn: e.getenv("DATABASE_URL")}
+	f.fs.SetOutput(e.stdout)
+	f.fs.StringVar(&f.dsn, "database-url", f.dsn, "Postgres URL [DATABASE_URL]")
+	return f
+}
+
+// parse parses args; help is flag.ErrHelp. A missing or malformed
+// database URL is a usage error naming the flag.
+func (f *dbFlags) parse(args []string) error {
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, f.fs.Arg(0))
+	}
+	if strings.TrimSpace(f.dsn) == "" {
+		return fmt.Errorf("%w: --database-url (DATABASE_URL) is not set", errUsage)
+	}
+	if _, err := pgx.ParseConfig(f.dsn); err != nil {
+		return fmt.Errorf("%w: --database-url (DATABASE_URL): %q does not parse", errUsage, redact.URL(f.dsn))
+	}
+	return nil
+}
+
+func migrate(ctx context.Context, args []string, e env) int {
+	f := newDBFlags("migrate", e)
+	if err := f.parse(args); err != nil {
+		return helpOr(e, "migrate", err)
+	}
+	applied, err := store.Migrate(ctx, f.dsn)
+	if err != nil {
+		return fail(e, "migrate", err)
+	}
+	latest, err := store.Schema.Latest()
+	if err != nil {
+		return fail(e, "migrate", err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintf(e.stdout, "database is up to date (version %d)\n", latest)
+		return exitOK
+	}
+	for _, v := range applied {
+		fmt.Fprintf(e.stdout, "applied migration %04d\n", v)
+	}
+	fmt.Fprintf(e.stdout, "database at version %d\n", latest)
+	return exitOK
+}
+
+// helpOr returns exitOK for --help (the usage is printed), else fails.
+func helpOr(e env, cmd string, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return fail(e, cmd, err)
+}
+
+func license(ctx context.Context, args []string, e env) int {
+	if len(args) == 0 || args[0] != "add" {
+		fmt.Fprintf(e.stderr, "corrosion-panel license: the command is `license add --id ID [--label L]`\n")
+		return exitUsage
+	}
+	f := newDBFlags("license add", e)
+	id := f.fs.String("id", "", "license id: 1 to 64 letters, digits, '-' or '_' (the agent's license_id)")
+	label := f.fs.String("label", "", "a label shown in the panel")
+	if err := f.parse(args[1:]); err != nil {
+		return helpOr(e, "license add", err)
+	}
+	if *id == "" {
+		return fail(e, "license add", fmt.Errorf("%w: --id is required", errUsage))
+	}
+	st, err := store.Open(ctx, f.dsn)
+	if err != nil {
+		return fail(e, "license add", err)
+	}
+	defer st.Close()
+	if err := st.CreateLicense(ctx, *id, *label); err != nil {
+		return fail(e, "license add", err)
+	}
+	fmt.Fprintf(e.stdout, "license %s added\n", *id)
+	return exitOK
+}
+
+func user(ctx context.Context, args []string, e env) int {
+	if len(args) == 0 || args[0] != "add" {
+		fmt.Fprintf(e.stderr, "corrosion-panel user: the command is `user add --name N --role admin|operator|viewer [--password-stdin]`\n")
+		return exitUsage
+	}
+	f := newDBFlags("user add", e)
+	name := f.fs.String("name", "", "the operator's login name")
+	role := f.fs.String("role", "", "admin, operator or viewer")
+	fromStdin := f.fs.Bool("password-stdin", false, "read the password from the first line of stdin (default: generate one and print it)")
+	if err := f.parse(args[1:]); err != nil {
+		return helpOr(e, "user add", err)
+	}
+	if strings.TrimSpace(*name) == "" {
+		return fail(e, "user add", fmt.Errorf("%w: --name is required", errUsage))
+	}
+	if !auth.Role(*role).Valid() {
+		return fail(e, "user add", fmt.Errorf("%w: --role %q is not admin, operator or viewer", errUsage, *role))
+	}
+	password, generated := "", false
+	if *fromStdin {
+		line, err := bufio.NewReader(e.stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return fail(e, "user add", errors.New("--password-stdin: no password on stdin"))
+		}
+		password = strings.TrimRight(line, "\r\n")
+	} else {
+		password, generated = dev.GeneratePassword(), true
+	}
+	if err := auth.CheckNewPassword(password); err != nil {
+		return fail(e, "user add", err)
+	}
+	if err := addUser(ctx, f.dsn, *name, auth.Role(*role), password); err != nil {
+		return fail(e, "user add", err)
+	}
+	if generated {
+		fmt.Fprintf(e.stdout, "username: %s  password: %s\n", *name, password)
+	} else {
+		fmt.Fprintf(e.stdout, "user %s added (%s)\n", *name, *role)
+	}
+	return exitOK
+}
+
+// addUser hashes the password (argon2id) and creates the operator.
+func addUser(ctx context.Context, dsn, name string, role auth.Role, password string) error {
+	hash, err := auth.HashPassword(password, auth.DefaultParams)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, err = st.CreateUser(ctx, name, hash, string(role))
+	return err
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/panel/dev"
+)
+
+// devOptions reads dev's flags over its environment; help is
+// flag.ErrHelp.
+func devOptions(args []string, e env) (dev.Options, error) {
+	o := dev.Options{Listen: dev.DefaultListen, NATSPort: dev.DefaultNATSPort, WorldPorts: dev.PortsDesign,
+		DatabaseURL: e.getenv("DATABASE_URL"), PanelLog: slog.LevelWarn}
+	var ports string
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	fs.SetOutput(e.stdout)
+	fs.StringVar(&o.Listen, "listen", o.Listen, "the panel's HTTP address")
+	fs.IntVar(&o.NATSPort, "nats-port", o.NATSPort, "the embedded NATS server's port on 127.0.0.1")
+	fs.StringVar(&ports, "world-ports", string(o.WorldPorts), "design (world 1 on 8080, world 2 on 8081, …) or free (any free ports)")
+	fs.StringVar(&o.DatabaseURL, "database-url", o.DatabaseURL, "Postgres for the panel (the worlds use <database>_worlds) [DATABASE_URL]; empty: a throwaway one")
+	fs.Func("log-level", "the panel's log level: debug, info, warn or error (default warn)", flagval.Level(&o.PanelLog))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	o.WorldPorts = dev.PortMode(ports)
+	return o, o.Validate()
+}
+
+func runDev(ctx context.Context, args []string, e env) int {
+	o, err := devOptions(args, e)
+	if err != nil {
+		return helpOr(e, "dev", err)
+	}
+	o.Out = e.stdout
+	o.Log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: o.PanelLog}))
+	if err := dev.Run(ctx, o); err != nil {
+		return fail(e, "dev", err)
+	}
+	return exitOK
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// result is one in-process run of the command.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCmd(t *testing.T, vars map[string]string, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	e := env{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
+	code := run(ctx, args, e)
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		vars map[string]string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, nil, exitUsage, "usage: corrosion-panel"},
+		{"unknown command", nil, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{"serve without database", nil, []string{"serve"}, exitUsage, "--database-url (DATABASE_URL)"},
+		{"serve bad listen", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"serve", "--listen", "nope"}, exitUsage, "--listen (CORROSION_PANEL_LISTEN)"},
+		{"serve bad nats url", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db", "NATS_URL": "http//"}, []string{"serve"}, exitUsage, "--nats-url (NATS_URL)"},
+		{"serve two nats auths", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"serve", "--nats-token", "t", "--nats-user", "u", "--nats-password", "p"}, exitUsage, "set one way to authenticate"},
+		{"serve missing creds file", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"serve", "--nats-creds", "/nonexistent.creds"}, exitUsage, "--nats-creds (NATS_CREDS)"},
+		{"serve bad origin", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"serve", "--trusted-origins", "panel.example.com"}, exitUsage, "--trusted-origins"},
+		{"serve bad log level env", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db", "CORROSION_PANEL_LOG_LEVEL": "loud"}, []string{"serve"}, exitUsage, "CORROSION_PANEL_LOG_LEVEL"},
+		{"serve unknown flag", nil, []string{"serve", "--frob"}, exitUsage, "frob"},
+		{"migrate without database", nil, []string{"migrate"}, exitUsage, "--database-url (DATABASE_URL) is not set"},
+		{"user without add", nil, []string{"user"}, exitUsage, "user add --name"},
+		{"user add bad role", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"user", "add", "--name", "a", "--role", "king"}, exitUsage, `--role "king"`},
+		{"user add no name", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"user", "add", "--role", "admin"}, exitUsage, "--name is required"},
+		{"license add no id", map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1/db"}, []string{"license", "add"}, exitUsage, "--id is required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCmd(t, c.vars, "", c.args...)
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, c.code, c.want)
+			}
+		})
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"user", "add", "--help"},
+		{"license", "add", "--help"}, {"dev", "--help"}} {
+		r := runCmd(t, nil, "", args...)
+		if r.code != exitOK || r.stdout == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCmd(t, nil, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "corrosion-panel ") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestServeRefusesUnmigratedDatabase(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	r := runCmd(t, map[string]string{"DATABASE_URL": dsn}, "", "serve", "--listen", "127.0.0.1:0")
+	if r.code != exitFail || !strings.Contains(r.stderr, "corrosion-panel migrate") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a message naming `corrosion-panel migrate`", r.code, r.stderr)
+	}
+	if lines := strings.Count(strings.TrimSpace(r.stderr), "\n"); lines > 1 {
+		t.Errorf("want one clear line (after the start line), got:\n%s", r.stderr)
+	}
+}
+
+func TestMigrateUserLicense(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	vars := map[string]string{"DATABASE_URL": dsn}
+	r := runCmd(t, vars, "", "migrate")
+	if r.code != 0 || !strings.Contains(r.stdout, "applied migration 0001") {
+		t.Fatalf("migrate: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r = runCmd(t, vars, "", "migrate"); r.code != 0 || !strings.Contains(r.stdout, "up to date") {
+		t.Fatalf("second migrate: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCmd(t, nil, "", "user", "add", "--database-url", dsn, "--name", "alice", "--role", "admin")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "username: alice  password: ") {
+		t.Fatalf("user add: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if pw := strings.TrimSpace(strings.TrimPrefix(r.stdout, "username: alice  password: ")); len(pw) < 20 {
+		t.Errorf("generated password %q is short", pw)
+	}
+	if r = runCmd(t, vars, "", "user", "add", "--name", "alice", "--role", "viewer", "--password-stdin"); r.code != 1 {
+		t.Errorf("user add of a taken name: %d %q", r.code, r.stderr)
+	}
+	r = runCmd(t, vars, "correct horse battery staple\n", "user", "add", "--name", "bob", "--role", "operator", "--password-stdin")
+	if r.code != 0 || strings.Contains(r.stdout, "staple") {
+		t.Fatalf("user add --password-stdin: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r = runCmd(t, vars, "short\n", "user", "add", "--name", "carol", "--role", "viewer", "--password-stdin"); r.code != 1 || !strings.Contains(r.stderr, "password") {
+		t.Errorf("short password: %d %q", r.code, r.stderr)
+	}
+	if r = runCmd(t, vars, "", "license", "add", "--id", "demo", "--label", "Demo host"); r.code != 0 {
+		t.Fatalf("license add: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r = runCmd(t, vars, "", "license", "add", "--id", "bad id!"); r.code != 1 || !strings.Contains(r.stderr, "invalid license id") {
+		t.Errorf("bad license id: %d %q", r.code, r.stderr)
+	}
+	if r = runCmd(t, vars, "", "license", "add", "--id", "demo"); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("duplicate license: %d %q", r.code, r.stderr)
+	}
+	checkRows(t, dsn)
+}
+
+func checkRows(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	u, err := st.UserByName(ctx, "bob")
+	if err != nil || u.Role != "operator" || !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
+		t.Errorf("bob: %+v %v", u, err)
+	}
+	ls, err := st.Licenses(ctx)
+	if err != nil || len(ls) != 1 || ls[0].ID != "demo" || ls[0].Label != "Demo host" {
+		t.Errorf("licenses: %+v %v", ls, err)
+	}
+}
