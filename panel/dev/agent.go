@@ -1,0 +1,146 @@
+package dev
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// Budgets of the shutdown.
+const (
+	instanceStopBudget = 30 * time.Second // a world saves its players, then its sidecar stops
+	agentStopBudget    = 10 * time.Second
+	sweepBudget        = 5 * time.Second
+)
+
+// findBinary returns name next to the running executable, else on PATH.
+func findBinary(name string) (string, error) {
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	var beside string
+	if exe, err := os.Executable(); err == nil {
+		beside = filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
+			return beside, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("no %s binary next to this executable (%s) or on PATH: run `make build` (it builds every binary into bin/)", name, beside)
+	}
+	return p, nil
+}
+
+// agentProc is the demo agent started as a child.
+type agentProc struct {
+	cmd      *exec.Cmd
+	stateDir string // the agent's state_dir: the games' recorded PIDs
+	log      *slog.Logger
+	exited   chan struct{} // closed once the process is reaped
+}
+
+// startAgent starts `corrosion-agent run --config cfgPath`, its output
+// going to logw.
+func startAgent(bin, cfgPath, stateDir string, logw io.Writer, log *slog.Logger) (*agentProc, error) {
+	cmd := exec.Command(bin, "run", "--config", cfgPath)
+	cmd.Stdout, cmd.Stderr = logw, logw
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start corrosion-agent: %w", err)
+	}
+	a := &agentProc{cmd: cmd, stateDir: stateDir, log: log, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(a.exited)
+	}()
+	return a, nil
+}
+
+// stop stops the demo fleet, then the agent, then kills whatever game
+// process is still recorded in the agent's state: the agent leaves its
+// games running when it stops (by design, so they survive an upgrade),
+// so the instances are stopped through it first — the worlds, so they
+// save their players, then their sidecars.
+func (a *agentProc) stop(nc *nats.Conn, worlds []world) {
+	var first, then []string
+	for _, w := range worlds {
+		first, then = append(first, w.id()), append(then, w.ether())
+	}
+	a.stopInstances(nc, first)
+	a.stopInstances(nc, then)
+	if err := terminate(a.cmd.Process.Pid); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		a.log.Debug("signal agent", "err", err)
+	}
+	select {
+	case <-a.exited:
+	case <-time.After(agentStopBudget):
+		a.log.Warn("corrosion-agent did not stop in time; killing it")
+		_ = a.cmd.Process.Kill()
+		<-a.exited
+	}
+	a.sweep()
+}
+
+// stopInstances sends `stop` with wait to each instance in parallel.
+func (a *agentProc) stopInstances(nc *nats.Conn, ids []string) {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			req, _ := json.Marshal(map[string]any{"func": "stop", "wait": true,
+				"timeout_seconds": int(instanceStopBudget / time.Second)})
+			msg, err := nc.Request(wire.CmdSubject(License, id), req, instanceStopBudget+5*time.Second)
+			if err != nil {
+				a.log.Warn("stop instance through the agent", "instance", id, "err", err)
+				return
+			}
+			var r struct{ Status, Message string }
+			if json.Unmarshal(msg.Data, &r) == nil && r.Status != "success" {
+				a.log.Warn("stop instance", "instance", id, "err", r.Message)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sweep kills every game process the agent's state still records as
+// running (a stop that failed or timed out), with its process group.
+func (a *agentProc) sweep() {
+	files, _ := filepath.Glob(filepath.Join(a.stateDir, "instances", "*", "state.json"))
+	var pids []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var st struct {
+			Process *struct {
+				PID int `json:"pid"`
+			} `json:"process"`
+		}
+		if json.Unmarshal(b, &st) == nil && st.Process != nil && st.Process.PID > 0 && alive(st.Process.PID) {
+			a.log.Warn("a game process outlived its stop; killing it", "instance", filepath.Base(filepath.Dir(f)), "pid", st.Process.PID)
+			killTree(st.Process.PID)
+			pids = append(pids, st.Process.PID)
+		}
+	}
+	deadline := time.Now().Add(sweepBudget)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
