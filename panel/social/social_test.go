@@ -13,7 +13,6 @@ import (
 	"github.com/corrosion/corrosion/panel/social"
 )
 
-
 // startSocialPanel is a test panel with the social feature and its
 // collector on the panel's NATS.
 func startSocialPanel(t *testing.T) *paneltest.Panel {
