@@ -47,7 +47,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 22, Col: 39}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 22, Col: 39}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -60,7 +60,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var3 templ.SafeURL
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(Asset("world.css"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 23, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 23, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -73,7 +73,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var4 templ.SafeURL
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinURLErrs(Asset("icon.svg"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 24, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 24, Col: 44}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 		if templ_7745c5c3_Err != nil {
@@ -86,7 +86,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Asset("world.js"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 25, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 25, Col: 34}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 		if templ_7745c5c3_Err != nil {
@@ -99,7 +99,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 27, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 27, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
@@ -112,7 +112,7 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Node))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 27, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 27, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 		if templ_7745c5c3_Err != nil {
@@ -174,7 +174,7 @@ func loginScreen(d PageData) templ.Component {
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Asset("icon.svg"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 41, Col: 69}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 41, Col: 69}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {
@@ -187,7 +187,7 @@ func loginScreen(d PageData) templ.Component {
 		var templ_7745c5c3_Var10 string
 		templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 43, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 43, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 		if templ_7745c5c3_Err != nil {
@@ -229,7 +229,7 @@ func stage(d PageData) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `client.templ`, Line: 60, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 60, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {
@@ -264,7 +264,7 @@ func panel() templ.Component {
 			templ_7745c5c3_Var13 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<aside id=\"panel\" class=\"panel\" aria-label=\"Social\"><div class=\"panel-head\"><div class=\"who\"><span class=\"dot on\" aria-hidden=\"true\"></span> <span id=\"panel-me\" class=\"panel-me\"></span></div><button id=\"logout\" type=\"button\" class=\"btn ghost small\">Log out</button> <button id=\"panel-close\" type=\"button\" class=\"btn ghost small close\" aria-label=\"Close the social panel\">✕</button></div><div class=\"privacy\"><span class=\"privacy-label\" id=\"privacy-label\">Private chat</span><div id=\"private-mode\" class=\"segmented\" role=\"group\" aria-labelledby=\"privacy-label\"><button type=\"button\" data-mode=\"0\" aria-pressed=\"false\">On</button> <button type=\"button\" data-mode=\"1\" aria-pressed=\"false\">Friends</button> <button type=\"button\" data-mode=\"2\" aria-pressed=\"false\">Off</button></div><p id=\"privacy-error\" class=\"form-error\" role=\"alert\"></p></div><nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-friends\" data-tab=\"friends\" aria-selected=\"true\">Friends <span id=\"friends-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-ignores\" data-tab=\"ignores\" aria-selected=\"false\">Ignores <span id=\"ignores-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-chat\" data-tab=\"chat\" aria-selected=\"false\">Chat <span id=\"chat-badge\" class=\"badge\" hidden></span></button></nav><section id=\"tab-friends\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-friends\"><form id=\"friend-add\" class=\"add-form\"><input id=\"friend-name\" name=\"name\" maxlength=\"12\" placeholder=\"Add a friend by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Add</button></form><p id=\"friend-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"friends\" class=\"rows\"></ul><p id=\"friends-empty\" class=\"empty\">No friends yet. Add one by name above; they show here with their world when online.</p></section><section id=\"tab-ignores\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-ignores\" hidden><form id=\"ignore-add\" class=\"add-form\"><input id=\"ignore-name\" name=\"name\" maxlength=\"12\" placeholder=\"Ignore a player by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Ignore</button></form><p id=\"ignore-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"ignores\" class=\"rows\"></ul><p id=\"ignores-empty\" class=\"empty\">Nobody ignored. Ignored players cannot message you.</p></section><section id=\"tab-chat\" class=\"tab chat\" role=\"tabpanel\" aria-labelledby=\"tab-btn-chat\" hidden><ol id=\"chat\" class=\"chat-log\" aria-live=\"polite\"></ol><p id=\"chat-empty\" class=\"empty\">No messages yet. Click a friend to message them.</p><form id=\"pm-form\" class=\"pm-form\"><div class=\"pm-to\"><label for=\"pm-to\">To</label> <input id=\"pm-to\" name=\"to\" maxlength=\"12\" list=\"friend-names\" placeholder=\"Name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"></div><div class=\"pm-line\"><input id=\"pm-text\" name=\"text\" maxlength=\"80\" placeholder=\"Message (Enter sends)\" autocomplete=\"off\"> <button type=\"submit\" class=\"btn primary\">Send</button></div><p id=\"pm-error\" class=\"form-error\" role=\"alert\"></p></form><datalist id=\"friend-names\"></datalist></section></aside>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<aside id=\"panel\" class=\"panel\" aria-label=\"Social\"><div class=\"panel-head\"><div class=\"me-box\"><span class=\"dot on\" aria-hidden=\"true\"></span> <span id=\"panel-me\" class=\"panel-me\"></span></div><button id=\"logout\" type=\"button\" class=\"btn ghost small\">Log out</button> <button id=\"panel-close\" type=\"button\" class=\"btn ghost small close\" aria-label=\"Close the social panel\">✕</button></div><div class=\"privacy\"><span class=\"privacy-label\" id=\"privacy-label\">Private chat</span><div id=\"private-mode\" class=\"segmented\" role=\"group\" aria-labelledby=\"privacy-label\"><button type=\"button\" data-mode=\"0\" aria-pressed=\"false\">On</button> <button type=\"button\" data-mode=\"1\" aria-pressed=\"false\">Friends</button> <button type=\"button\" data-mode=\"2\" aria-pressed=\"false\">Off</button></div><p id=\"privacy-error\" class=\"form-error\" role=\"alert\"></p></div><nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-friends\" data-tab=\"friends\" aria-selected=\"true\">Friends <span id=\"friends-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-ignores\" data-tab=\"ignores\" aria-selected=\"false\">Ignores <span id=\"ignores-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-chat\" data-tab=\"chat\" aria-selected=\"false\">Chat <span id=\"chat-badge\" class=\"badge\" hidden></span></button></nav><section id=\"tab-friends\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-friends\"><form id=\"friend-add\" class=\"add-form\"><input id=\"friend-name\" name=\"name\" maxlength=\"12\" placeholder=\"Add a friend by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Add</button></form><p id=\"friend-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"friends\" class=\"rows\"></ul><p id=\"friends-empty\" class=\"empty\">No friends yet. Add one by name above; they show here with their world when online.</p></section><section id=\"tab-ignores\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-ignores\" hidden><form id=\"ignore-add\" class=\"add-form\"><input id=\"ignore-name\" name=\"name\" maxlength=\"12\" placeholder=\"Ignore a player by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Ignore</button></form><p id=\"ignore-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"ignores\" class=\"rows\"></ul><p id=\"ignores-empty\" class=\"empty\">Nobody ignored. Ignored players cannot message you.</p></section><section id=\"tab-chat\" class=\"tab chat\" role=\"tabpanel\" aria-labelledby=\"tab-btn-chat\" hidden><ol id=\"chat\" class=\"chat-log\" aria-live=\"polite\"></ol><p id=\"chat-empty\" class=\"empty\">No messages yet. Click an online friend to message them.</p><form id=\"pm-form\" class=\"pm-form\"><div class=\"pm-to\"><label for=\"pm-to\">To</label> <input id=\"pm-to\" name=\"to\" maxlength=\"12\" list=\"friend-names\" placeholder=\"Name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"></div><div class=\"pm-line\"><input id=\"pm-text\" name=\"text\" maxlength=\"80\" placeholder=\"Message (Enter sends)\" autocomplete=\"off\"> <button type=\"submit\" class=\"btn primary\">Send</button></div><p id=\"pm-error\" class=\"form-error\" role=\"alert\"></p></form><datalist id=\"friend-names\"></datalist></section></aside>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

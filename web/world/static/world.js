@@ -265,6 +265,7 @@
       r.i32(); r.u8(); // msg_id, level
       const text = r.rest();
       addChat({ kind: 'in', who: from, text });
+      if (!$('pm-to').value) $('pm-to').value = from; // ready to reply
       toast(`${from}: ${text}`, 'pm');
     },
     [W.system](r) {
@@ -311,7 +312,7 @@
   const canvas = $('map');
   const ctx = canvas.getContext('2d');
   const ZOOMS = [4, 6, 8, 10, 12, 16, 20, 24, 32]; // CSS pixels per tile
-  const view = { zoom: 5, follow: true, cam: { x: 0, y: 0 }, img: null, imgReady: false, pending: false, last: 0 };
+  const view = { zoom: 4, follow: true, cam: { x: 0, y: 0 }, img: null, imgReady: false, pending: false, last: 0 };
   const tilePx = () => ZOOMS[view.zoom];
 
   function loadMap() {
@@ -416,7 +417,7 @@
 
   function drawPlayer(x, y, t, name, kind) {
     const s = PLAYER_STYLE[kind];
-    const r = Math.max(3.5, t * 0.38);
+    const r = Math.max(4.5, t * (kind === 'self' ? 0.5 : 0.42));
     ctx.fillStyle = 'rgba(0,0,0,0.35)';
     ctx.beginPath(); ctx.ellipse(x, y + r * 0.8, r, r * 0.45, 0, 0, Math.PI * 2); ctx.fill();
     ctx.fillStyle = s.fill;
