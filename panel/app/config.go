@@ -49,8 +49,11 @@ type Config struct {
 	TrustedOrigins []string // --trusted-origins [CORROSION_PANEL_TRUSTED_ORIGINS]
 	// SecureCookies marks session cookies Secure: set it when the panel is
 	// reached over HTTPS (behind a TLS-terminating proxy).
-	SecureCookies bool       // --secure-cookies [CORROSION_PANEL_SECURE_COOKIES]
-	LogLevel      slog.Level // --log-level [CORROSION_PANEL_LOG_LEVEL]
+	SecureCookies bool // --secure-cookies [CORROSION_PANEL_SECURE_COOKIES]
+	// MetricsToken lets a scraper read /metrics with `Authorization:
+	// Bearer <token>`; an admin's session always may. Empty: admins only.
+	MetricsToken string     // --metrics-token [CORROSION_PANEL_METRICS_TOKEN]; secret
+	LogLevel     slog.Level // --log-level [CORROSION_PANEL_LOG_LEVEL]
 }
 
 // DefaultConfig is the configuration before the environment and flags.
@@ -79,6 +82,7 @@ func (c *Config) options() []option {
 		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
 		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
 		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
+		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", "bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", flagval.String(&c.MetricsToken), func() string { return secretShown(c.MetricsToken) }},
 		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }

@@ -3,17 +3,24 @@ package app
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/login"
 	"github.com/corrosion/corrosion/panel/server"
+	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
 )
+
+// sessionPruneEvery is how often expired sessions are deleted.
+const sessionPruneEvery = 10 * time.Minute
 
 // parts are what Serve has opened before the features are built.
 type parts struct {
@@ -23,14 +30,38 @@ type parts struct {
 	log   *slog.Logger
 }
 
+// group is background work that stops together: cancel, then wait.
+type group struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	ctx    context.Context
+}
+
+func newGroup() *group {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &group{ctx: ctx, cancel: cancel}
+}
+
+// goRun runs fn until the group stops, logging an error it ends with.
+func (g *group) goRun(log *slog.Logger, what string, fn func(ctx context.Context) error) {
+	g.wg.Go(func() {
+		if err := fn(g.ctx); err != nil && g.ctx.Err() == nil {
+			log.Error(what+" stopped", "err", err)
+		}
+	})
+}
+
+func (g *group) stop() {
+	g.cancel()
+	g.wg.Wait()
+}
+
 // built is the wired panel: the server and what to stop after it.
 type built struct {
 	server  *server.Server
-	closers []func() // run in reverse order of registration by close
+	closers []func() // run last-registered first by close
 }
 
-// onClose registers fn to run at close, before everything registered
-// earlier.
 func (b *built) onClose(fn func()) { b.closers = append(b.closers, fn) }
 
 func (b *built) close() {
@@ -39,13 +70,28 @@ func (b *built) close() {
 	}
 }
 
-// build wires ingest and every feature to the server. Ingest is
-// registered first, so it is flushed after the features have stopped.
+// build wires ingest and every feature to the server. Ingest's group is
+// registered first, so it stops (flushing its batch) after the features'
+// group has stopped.
 func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 	b := &built{}
-	var features []httpx.Feature
+	ingest := newGroup()
+	b.onClose(ingest.stop)
+	if err := startIngest(ingest, p); err != nil {
+		return b, err
+	}
+	feats := newGroup()
+	b.onClose(feats.stop)
+	sessions := auth.New(p.store, auth.Options{BehindTLS: cfg.SecureCookies, Logger: p.log})
+	feats.goRun(p.log, "session pruning", func(ctx context.Context) error { return sessions.Run(ctx, sessionPruneEvery) })
+	features := []httpx.Feature{
+		login.New(login.Deps{Sessions: sessions, Audit: p.store, Gatherer: p.reg,
+			Metrics: login.MetricsAccess{Token: cfg.MetricsToken},
+			Health:  func(ctx context.Context) error { return p.store.Pool().Ping(ctx) }, Logger: p.log}),
+	}
+	features = append(features, buildFeatures(feats, p)...)
 	srv, err := server.New(server.Config{Listen: cfg.Listen, TrustedOrigins: cfg.TrustedOrigins}, server.Deps{
-		Auth:     noSessions{},
+		Auth:     sessions,
 		Audit:    p.store,
 		Features: features,
 		Registry: p.reg,
@@ -58,8 +104,18 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 	return b, nil
 }
 
-// noSessions is the authenticator until the login feature is wired:
-// nobody is logged in.
-type noSessions struct{}
+// startIngest starts the fleet's ingest (a NATS queue group shared by
+// every replica, batched writes).
+func startIngest(g *group, p parts) error {
+	return nil
+}
 
-func (noSessions) Principal(*http.Request) (*auth.Principal, error) { return nil, nil }
+// buildFeatures builds the pages, starting their background work in g.
+func buildFeatures(g *group, p parts) []httpx.Feature {
+	collector := social.NewCollector(p.log)
+	g.goRun(p.log, "social health collector", func(ctx context.Context) error { return collector.Run(ctx, p.nc) })
+	return []httpx.Feature{
+		console.New(console.Deps{NATS: p.nc, Logger: p.log}),
+		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),
+	}
+}

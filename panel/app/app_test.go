@@ -1,0 +1,182 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/panel/app"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// replica is one app.Serve running on its own port.
+type replica struct {
+	url  string
+	done chan error
+	stop context.CancelFunc
+}
+
+func startReplica(t *testing.T, cfg app.Config) *replica {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listen = ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &replica{url: "http://" + ln.Addr().String(), done: make(chan error, 1), stop: cancel}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	go func() { r.done <- app.Serve(ctx, cfg, ln, log) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-r.done:
+			if err != nil {
+				t.Errorf("replica %s: %v", r.url, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("replica %s did not stop within 20 s", r.url)
+		}
+	})
+	poll.Until(t, 10*time.Second, func() error {
+		resp, err := http.Get(r.url + "/healthz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(resp.Status)
+		}
+		return nil
+	})
+	return r
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// migrated returns a migrated database with an admin "root" (password pw).
+func migrated(t *testing.T) (dsn, pw string) {
+	t.Helper()
+	ctx := context.Background()
+	dsn = pgtest.NewDatabase(t)
+	if _, err := store.Migrate(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pw = "a long enough password"
+	hash, err := auth.HashPassword(pw, auth.DefaultParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, "root", hash, string(auth.RoleAdmin)); err != nil {
+		t.Fatal(err)
+	}
+	return dsn, pw
+}
+
+func TestServeRefusesUnmigrated(t *testing.T) {
+	ns := natstest.Start(t)
+	cfg := app.DefaultConfig()
+	cfg.DatabaseURL, cfg.NATSURL, cfg.Listen = pgtest.NewDatabase(t), ns.URL(), "127.0.0.1:0"
+	err := app.Run(context.Background(), cfg, nil)
+	if !errors.Is(err, store.ErrNotMigrated) || !strings.Contains(err.Error(), "corrosion-panel migrate") {
+		t.Fatalf("Run on an unmigrated database: %v; want ErrNotMigrated naming `corrosion-panel migrate`", err)
+	}
+}
+
+func TestConfigValidateNamesFieldAndDoesNotMutate(t *testing.T) {
+	c := app.DefaultConfig()
+	c.DatabaseURL = "postgres://u:secret@127.0.0.1/db"
+	c.NATSURL = " nats://127.0.0.1:4222 , "
+	before := c
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+	if c.NATSURL != before.NATSURL || c.Listen != before.Listen {
+		t.Errorf("Validate changed the config")
+	}
+	c.Listen = "127.0.0.1:99999"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--listen") {
+		t.Errorf("bad port: %v", err)
+	}
+	c = before
+	c.DatabaseURL = "postgres://u:secret@127.0.0.1:notaport/db"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("bad database URL: %v (must name DATABASE_URL and hide the password)", err)
+	}
+}
+
+// login posts the login form to base and returns a client holding the
+// session cookie (valid for every replica on 127.0.0.1).
+func login(t *testing.T, base, name, pw string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest(http.MethodPost, base+"/login", strings.NewReader(url.Values{"name": {name}, "password": {pw}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login on %s: %s", base, resp.Status)
+	}
+	return hc
+}
+
+func get(t *testing.T, hc *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestTwoReplicasSideBySide(t *testing.T) {
+	ns := natstest.Start(t)
+	dsn, pw := migrated(t)
+	cfg := app.DefaultConfig()
+	cfg.DatabaseURL, cfg.NATSURL = dsn, ns.URL()
+	a, b := startReplica(t, cfg), startReplica(t, cfg)
+	hc := login(t, a.url, "root", pw)
+	// The cookie is per host (127.0.0.1), not per port: the jar sends it
+	// to the other replica too, as a browser behind a load balancer would.
+	for _, r := range []*replica{a, b} {
+		code, body := get(t, hc, r.url+"/social")
+		if code != http.StatusOK || !strings.Contains(body, "root") {
+			t.Errorf("%s/social with the session from %s: %d", r.url, a.url, code)
+		}
+	}
+	anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if code, _ := get(t, anon, b.url+"/social"); code != http.StatusSeeOther {
+		t.Errorf("no session: %d, want a redirect to /login", code)
+	}
+}
