@@ -18,11 +18,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ $(CMDS)
 
 run: build
-	@echo "make run: the whole system (corrosion-panel dev) is not built yet; the binaries are in bin/."
-	@echo "What runs today is the agent; quick start: docs/agent.md, section \"Quick start\":"
-	@echo "  nats-server -js -a 127.0.0.1 &"
-	@echo "  bin/corrosion-agent run --config packaging/examples/agent-local.toml"
-	@echo "  nats req corrosion.local.host.cmd '{\"func\":\"ping\"}'    # in another terminal"
+	bin/corrosion-panel dev
 
 generate:
 	$(GO) tool templ generate
