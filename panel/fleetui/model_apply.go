@@ -1,0 +1,116 @@
+package fleetui
+
+import (
+	"slices"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+// renderSet is what an event changed: the host's own fragments, some
+// instances' fragments, some instances' timelines.
+type renderSet struct {
+	host     bool
+	insts    []string
+	timeline []string
+	fleetNew bool // a host the open fleet pages may not list
+	removed  bool // an instance disappeared: host and instance pages refetch
+}
+
+// heartbeat applies a heartbeat received at now.
+func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
+	h := &lh.host
+	set := renderSet{host: true, fleetNew: !h.Seen}
+	if !h.Seen {
+		lh.seenAt = now
+	}
+	h.Seen, h.Hostname, h.AgentVersion, h.AgentCommit = true, hb.Host.Hostname, hb.Agent.Version, hb.Agent.Commit
+	h.OS, h.Arch, h.CPUPercent, h.CPUCores = hb.Agent.OS, hb.Agent.Arch, hb.Host.CPUPercent, hb.Host.CPUCores
+	h.MemTotalMB, h.MemUsedMB = i64(hb.Host.MemTotalMB), i64(hb.Host.MemUsedMB)
+	h.DiskTotalMB, h.DiskFreeMB = nil, nil
+	if len(hb.Host.Disks) > 0 {
+		var total, free int64
+		for _, d := range hb.Host.Disks {
+			total, free = total+int64(d.TotalMB), free+int64(d.FreeMB)
+		}
+		h.DiskTotalMB, h.DiskFreeMB = &total, &free
+	}
+	if h.FirstSeen.IsZero() {
+		h.FirstSeen = now
+	}
+	h.LastHeartbeat, h.GoingOffline, h.Probe = now, time.Time{}, hb.Probe
+	if h.CPUPercent != nil && now.Sub(lh.sparkAt) >= sparkEvery {
+		lh.spark = append(lh.spark, *h.CPUPercent)
+		if len(lh.spark) > SparkSamples {
+			lh.spark = slices.Delete(lh.spark, 0, len(lh.spark)-SparkSamples)
+		}
+		lh.sparkAt = now
+	}
+	seen := make(map[string]bool, len(hb.Instances))
+	for i := range hb.Instances {
+		rep := &hb.Instances[i]
+		seen[rep.ID] = true
+		lh.report(rep, hb.Timestamp)
+		set.insts = append(set.insts, rep.ID)
+	}
+	for id := range lh.insts {
+		if !seen[id] {
+			delete(lh.insts, id)
+			set.removed = true
+		}
+	}
+	lh.order = slices.DeleteFunc(lh.order, func(id string) bool { return !seen[id] })
+	lh.counts()
+	return set
+}
+
+// report applies one instance of a heartbeat stamped at (agent clock).
+func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) {
+	in := lh.insts[rep.ID]
+	if in == nil {
+		in = &store.Instance{License: lh.host.License, ID: rep.ID, State: rep.State, StateSince: at}
+		lh.insts[rep.ID] = in
+		lh.order = append(lh.order, rep.ID)
+	}
+	in.Game, in.Label = rep.Game, rep.Label
+	if at.Before(in.StateSince) {
+		return // a status event newer than this heartbeat already set the state
+	}
+	if in.State != rep.State {
+		in.State, in.StateSince = rep.State, at
+	}
+	in.PID, in.UptimeSeconds, in.CPUPercent, in.RSSMB, in.UpdatedAt = rep.PID, rep.UptimeSeconds, rep.CPUPercent, i64(rep.RSSMB), at
+}
+
+// status applies an instance's status event.
+func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) renderSet {
+	in := lh.insts[id]
+	if in == nil {
+		in = &store.Instance{License: lh.host.License, ID: id}
+		lh.insts[id] = in
+		lh.order = append(lh.order, id)
+	}
+	at := ev.Timestamp
+	if at.IsZero() {
+		at = now
+	}
+	e := ev.Event
+	in.State, in.StateSince, in.PID, in.CrashCount, in.LastMessage = e.State, at, e.PID, e.CrashCount, e.Message
+	if !e.State.Up() || e.State == wire.StateStarting {
+		in.UptimeSeconds, in.UpdatedAt = 0, at
+	}
+	if !e.State.Up() {
+		in.CPUPercent, in.RSSMB = nil, nil
+	}
+	lh.counts()
+	return renderSet{host: true, insts: []string{id}, timeline: []string{id}}
+}
+
+func i64(v *uint64) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
+}

@@ -1,0 +1,212 @@
+package fleetui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	"github.com/corrosion/corrosion/panel/store"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// maxSearch bounds the search text (longer input is cut, not refused).
+const maxSearch = 100
+
+// fleet serves GET /: every host the principal may see, filtered.
+func (f *Feature) fleet(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	now := time.Now()
+	fp, filter := fleetQuery(r, p, now)
+	data, err := f.fleetData(r.Context(), fp, filter)
+	if err != nil {
+		return err
+	}
+	return server.Render(w, r, http.StatusOK, ui.Fleet(server.PageFor(p, "Fleet", ui.NavFleet), data))
+}
+
+// fleetQuery reads the page's filter from the query string; unknown
+// values are ignored (the page shows what it understood).
+func fleetQuery(r *http.Request, p *auth.Principal, now time.Time) (ui.FleetPage, store.HostFilter) {
+	q := r.URL.Query()
+	fp := ui.FleetPage{Query: strings.TrimSpace(q.Get("q")), Since: now.UnixMilli(), IsAdmin: p.IsAdmin()}
+	if len(fp.Query) > maxSearch {
+		fp.Query = fp.Query[:maxSearch]
+	}
+	switch v := store.Liveness(q.Get("online")); v {
+	case store.OnlineOnly, store.OfflineOnly:
+		fp.Liveness = string(v)
+	}
+	if st := q.Get("state"); known(st) {
+		fp.State = st
+	}
+	filter := store.HostFilter{Spark: SparkSamples, Now: now}
+	if !p.IsAdmin() {
+		filter.Licenses = append([]string{}, p.Licenses...) // non-nil: only these
+	}
+	return fp, filter
+}
+
+// fleetData reads the hosts; Visible counts them before the filter.
+func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.HostFilter) (ui.FleetPage, error) {
+	hosts, err := f.d.Store.Hosts(ctx, filter)
+	if err != nil {
+		return fp, fmt.Errorf("fleet: %w", err)
+	}
+	fp.Visible = len(hosts)
+	if fp.Query != "" || fp.Liveness != "" {
+		filter.Search, filter.State = fp.Query, store.Liveness(fp.Liveness)
+		if hosts, err = f.d.Store.Hosts(ctx, filter); err != nil {
+			return fp, fmt.Errorf("fleet: %w", err)
+		}
+	}
+	now := filter.Now
+	fp.Hosts = make([]ui.HostRow, 0, len(hosts))
+	for _, h := range hosts {
+		if fp.State != "" && h.Counts[wire.State(fp.State)] == 0 {
+			continue
+		}
+		fp.Hosts = append(fp.Hosts, hostRow(h, sparkOf(h.Samples), now))
+	}
+	return fp, nil
+}
+
+// host serves a host's page.
+func (f *Feature) host(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, _, err := pathIDs(r)
+	if err != nil {
+		return err
+	}
+	ctx, now := r.Context(), time.Now()
+	h, err := f.d.Store.Host(ctx, license)
+	if err != nil {
+		return notFound(err, "there is no host %s", license)
+	}
+	insts, err := f.d.Store.Instances(ctx, license)
+	if err != nil {
+		return err
+	}
+	samples, err := f.d.Store.Samples(ctx, license, chartsSince(now))
+	if err != nil {
+		return err
+	}
+	tail := samples
+	if len(tail) > SparkSamples {
+		tail = tail[len(tail)-SparkSamples:]
+	}
+	hp := hostPage(h, sparkOf(tail), now)
+	hp.Charts = charts(samples)
+	why := actorWhy(p, license)
+	for _, in := range insts {
+		hp.Instances = append(hp.Instances, instanceRow(in, hp.Row.Online, hp.Row.Stale, why, now))
+	}
+	return server.Render(w, r, http.StatusOK, ui.Host(server.PageFor(p, hp.Row.Name(), ui.NavFleet), hp))
+}
+
+// hostPage is the host page's data but its charts and instances.
+func hostPage(h store.Host, spark []float64, now time.Time) ui.HostPage {
+	hp := ui.HostPage{Row: hostRow(h, spark, now), OS: h.OS, AgentCommit: h.AgentCommit, Cores: "—",
+		FirstSeen: h.FirstSeen, LastBeat: h.LastHeartbeat, Since: now.UnixMilli()}
+	if h.OS != "" || h.Arch != "" {
+		hp.OS = h.OS + "/" + h.Arch
+	}
+	if h.CPUCores != nil {
+		hp.Cores = strconv.Itoa(*h.CPUCores)
+	}
+	if h.Seen {
+		hp.Interval = ui.Duration(h.Interval)
+	}
+	hp.ProbeAt, hp.Probes = probeRows(h.Probe)
+	return hp
+}
+
+// instance serves an instance's overview tab.
+func (f *Feature) instance(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, id, err := pathIDs(r)
+	if err != nil {
+		return err
+	}
+	ctx, now := r.Context(), time.Now()
+	head, in, err := head(ctx, f.d.Store, license, id, p, now)
+	if err != nil {
+		return err
+	}
+	head.ClientURL = ClientURL(r, id, in.Game)
+	evs, err := f.d.Store.Timeline(ctx, license, id, TimelineRows)
+	if err != nil {
+		return err
+	}
+	o := ui.InstanceOverview{Head: head, Details: details(in, head.HostOnline, head.HostStale, now),
+		Timeline: timelineRows(evs), Since: now.UnixMilli()}
+	return server.Render(w, r, http.StatusOK, ui.InstanceOverviewPage(server.PageFor(p, id+" · "+head.HostName, ui.NavFleet), o))
+}
+
+// Head is the instance frame's head for an instance tab (P3's console,
+// RCON and files tabs render inside ui.InstanceFrame with it). A missing
+// host or instance is an *httpx.Error with status 404.
+func Head(ctx context.Context, st Store, license, instance string, p *auth.Principal) (ui.InstanceHead, error) {
+	h, _, err := head(ctx, st, license, instance, p, time.Now())
+	return h, err
+}
+
+func head(ctx context.Context, st Store, license, id string, p *auth.Principal, now time.Time) (ui.InstanceHead, store.Instance, error) {
+	h, err := st.Host(ctx, license)
+	if err != nil {
+		return ui.InstanceHead{}, store.Instance{}, notFound(err, "there is no host %s", license)
+	}
+	in, err := st.Instance(ctx, license, id)
+	if err != nil {
+		return ui.InstanceHead{}, store.Instance{}, notFound(err, "host %s has no instance %s", license, id)
+	}
+	row := hostRow(h, nil, now)
+	why := actorWhy(p, license)
+	return ui.InstanceHead{
+		License: license, Instance: id, Label: in.Label, Game: in.Game, State: string(in.State),
+		StateSince: in.StateSince, Uptime: time.Duration(in.UptimeSeconds) * time.Second, CrashCount: in.CrashCount,
+		PID: in.PID, HostName: row.Name(), HostOnline: row.Online, HostStale: row.Stale, CanAct: why == "", ViewerWhy: why,
+		Since: now.UnixMilli(),
+	}, in, nil
+}
+
+func notFound(err error, format string, a ...any) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return httpx.Errorf(http.StatusNotFound, format, a...)
+	}
+	return err
+}
+
+// ClientURL is the world browser client of a worldsrv instance, or "".
+// The heuristic (the panel does not know the world's ports): the node
+// number N is the instance id's trailing digits (world10 → 10), the world
+// serves HTTP on port 8070+N (DESIGN.md's port table) of the host the
+// browser reached the panel at, and its world number is N−9
+// (/client?world=W). Instances without trailing digits, or with a node
+// below 10, get no link.
+func ClientURL(r *http.Request, instance, game string) string {
+	if game != "worldsrv" {
+		return ""
+	}
+	i := len(instance)
+	for i > 0 && instance[i-1] >= '0' && instance[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.Atoi(instance[i:])
+	if err != nil || n < 10 || n > 1000 {
+		return ""
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // IPv6
+	}
+	return "http://" + host + ":" + strconv.Itoa(8070+n) + "/client?world=" + strconv.Itoa(n-9)
+}

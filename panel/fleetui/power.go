@@ -1,0 +1,90 @@
+package fleetui
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// PowerAction is one of the agent's power funcs.
+type PowerAction string
+
+// The power actions (docs/wire-protocol.md: start, stop, restart, kill).
+const (
+	Start   PowerAction = "start"
+	Stop    PowerAction = "stop"
+	Restart PowerAction = "restart"
+	Kill    PowerAction = "kill"
+)
+
+func (a PowerAction) valid() bool { return a == Start || a == Stop || a == Restart || a == Kill }
+
+// power serves POST …/power (form field action). It returns as soon as
+// the agent accepted or refused the action (no "wait"): the new state
+// reaches the page over the live stream. A refusal is an error in words.
+func (f *Feature) power(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, id, err := pathIDs(r)
+	if err != nil {
+		return err
+	}
+	action := PowerAction(r.PostFormValue("action"))
+	server.SetAuditTarget(r, string(action))
+	if !action.valid() {
+		return httpx.Errorf(http.StatusBadRequest, "unknown power action %q: use start, stop, restart or kill", action)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), powerTimeout)
+	defer cancel()
+	if err := f.d.Agents.Instance(ctx, license, id, string(action), nil, nil); err != nil {
+		return powerError(err)
+	}
+	if r.Header.Get("HX-Request") == "true" {
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	http.Redirect(w, r, backTo(r, ui.InstanceURL(license, id)), http.StatusSeeOther)
+	return nil
+}
+
+// powerError puts an agent's refusal in words (agentc.Describe), with
+// plainer words for the power codes.
+func powerError(err error) error {
+	var ae *agentc.AgentError
+	if asAgentError(err, &ae) {
+		switch ae.Code {
+		case "busy":
+			return httpx.Wrap(http.StatusConflict, "another power action is running", err)
+		case "already_running":
+			return httpx.Wrap(http.StatusConflict, "the instance is already running", err)
+		case "shutting_down":
+			return httpx.Wrap(http.StatusServiceUnavailable, "the agent is shutting down", err)
+		}
+	}
+	status, msg := agentc.Describe(err)
+	if status >= 500 && status != http.StatusServiceUnavailable && status != http.StatusGatewayTimeout {
+		status = http.StatusBadGateway
+	}
+	return httpx.Wrap(status, msg, err)
+}
+
+// backTo is the same-site page a plain form post returns to (the
+// Referer's path when it is one of ours), else fallback.
+func backTo(r *http.Request, fallback string) string {
+	ref, err := url.Parse(r.Referer())
+	if err != nil || ref.Host != r.Host || !strings.HasPrefix(ref.Path, "/") || strings.HasPrefix(ref.Path, "//") {
+		return fallback
+	}
+	if ref.RawQuery != "" {
+		return ref.Path + "?" + ref.RawQuery
+	}
+	return ref.Path
+}
+
+func asAgentError(err error, target **agentc.AgentError) bool { return errors.As(err, target) }

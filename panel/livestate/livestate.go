@@ -1,0 +1,259 @@
+// Package livestate carries the fleet's live state to open browser pages:
+// per panel replica, plain NATS subscriptions to every agent's heartbeat,
+// going_offline beacon and instance status events feed a Model (the pages'
+// renderer) on one goroutine, and the server-rendered fragments it returns
+// are fanned out to the open Server-Sent Events streams whose principal may
+// see the fragment's license. A ticker lets the Model re-evaluate hosts
+// (a host falling silent turns offline while its page is open).
+//
+// Drop policy: the NATS → Model queue and every stream's buffer are
+// bounded. A full queue drops the incoming message; a full stream buffer
+// drops the fragment. Either way the affected streams are sent the
+// "refetch" event (ui.EventRefetch) once they can take it, and the page
+// parts listening for it fetch themselves again from the store. Nothing is
+// dropped silently and no slow browser slows another. Only panel packages
+// import it.
+package livestate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// Kind is what an Event carries.
+type Kind int
+
+// The event kinds, one per subscribed subject.
+const (
+	KindHeartbeat    Kind = iota + 1 // corrosion.{license}.host.heartbeat
+	KindGoingOffline                 // corrosion.{license}.host.going_offline
+	KindStatus                       // corrosion.{license}.{instance}.status
+)
+
+// Event is one decoded message from an agent.
+type Event struct {
+	Kind      Kind
+	License   string
+	Instance  string    // KindStatus only
+	Received  time.Time // when this replica received it
+	Heartbeat *wire.Heartbeat
+	Status    *wire.StatusEvent
+}
+
+// View is a kind of page that opens a stream.
+type View uint8
+
+// The views; a Fragment names the set of views it updates.
+const (
+	ViewFleet    View = 1 << iota // GET /: every visible host
+	ViewHost                      // GET /hosts/{license}
+	ViewInstance                  // GET /hosts/{license}/instances/{instance} and its tabs
+)
+
+// Audience narrows a fragment to principals by what they may do on its
+// license (power buttons differ for those who may act).
+type Audience uint8
+
+// The audiences.
+const (
+	Everyone  Audience = iota // every principal who may view the license
+	Actors                    // those who may act on it
+	NonActors                 // those who may only view it
+)
+
+// Fragment is a server-rendered piece of a page, sent as one SSE event
+// whose name the page's sse-swap attributes listen for.
+type Fragment struct {
+	License  string // whose data it shows; streams check CanView on it
+	Instance string // empty: host-level (every instance stream of the license gets it)
+	Views    View   // the views it updates (a bit set)
+	Audience Audience
+	Name     string // the SSE event name
+	HTML     []byte
+}
+
+// Model turns events into fragments. Apply and Tick are called on the
+// hub's one goroutine, never concurrently; want is the set of views that
+// have open streams (render nothing for the others).
+type Model interface {
+	Apply(ctx context.Context, ev Event, want View) []Fragment
+	Tick(ctx context.Context, now time.Time, want View) []Fragment
+}
+
+// Config tunes the hub; zero fields take the defaults.
+type Config struct {
+	Queue     int           // NATS messages waiting for the Model; default 4096
+	Buffer    int           // fragments waiting per stream; default 256
+	Tick      time.Duration // how often the Model re-evaluates hosts; default 1 s
+	KeepAlive time.Duration // comment line on an idle stream; default 20 s
+}
+
+func (c Config) withDefaults() Config {
+	if c.Queue <= 0 {
+		c.Queue = 4096
+	}
+	if c.Buffer <= 0 {
+		c.Buffer = 256
+	}
+	if c.Tick <= 0 {
+		c.Tick = time.Second
+	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = 20 * time.Second
+	}
+	return c
+}
+
+// Subjects the hub subscribes to (plain subscriptions: every replica sees
+// every message, for its own open streams).
+var Subjects = []string{"corrosion.*.host.heartbeat", "corrosion.*.host.going_offline", "corrosion.*.*.status"}
+
+// Hub is one replica's live state fan-out.
+type Hub struct {
+	cfg     Config         // immutable after New
+	nc      *nats.Conn     // immutable after New
+	model   Model          // immutable after New; called only from Run's goroutine
+	log     *slog.Logger   // immutable after New
+	metrics *metrics       // immutable after New
+	queue   chan *nats.Msg // NATS → Run; bounded, see the drop policy
+	joins   chan join      // streams waiting for their snapshot; unbuffered
+	lost    atomic.Bool    // a queued message was dropped: every stream refetches
+	running atomic.Bool    // Run is serving joins
+
+	mu      sync.Mutex
+	streams map[*stream]struct{} // guarded by mu
+	views   [3]int               // open streams per view (index = bit position); guarded by mu
+}
+
+// New returns a hub; Run starts it.
+func New(cfg Config, nc *nats.Conn, model Model, logger *slog.Logger, m *Metrics) (*Hub, error) {
+	if nc == nil || model == nil {
+		return nil, errors.New("livestate: a NATS connection and a model are required")
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg = cfg.withDefaults()
+	return &Hub{
+		cfg: cfg, nc: nc, model: model, log: logger.With("component", "livestate"),
+		metrics: m.orNop(), queue: make(chan *nats.Msg, cfg.Queue), joins: make(chan join),
+		streams: map[*stream]struct{}{},
+	}, nil
+}
+
+// Run subscribes and feeds the Model until ctx ends. Teardown: the
+// subscriptions are removed first (nothing new is queued), then the loop
+// stops; open streams end with their own requests.
+func (h *Hub) Run(ctx context.Context) error {
+	var subs []*nats.Subscription
+	defer func() {
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
+	}()
+	for _, subj := range Subjects {
+		s, err := h.nc.Subscribe(subj, h.enqueue)
+		if err != nil {
+			return fmt.Errorf("livestate: subscribe %s: %w", subj, err)
+		}
+		subs = append(subs, s)
+	}
+	if err := h.nc.Flush(); err != nil {
+		return fmt.Errorf("livestate: flush subscriptions: %w", err)
+	}
+	tick := time.NewTicker(h.cfg.Tick)
+	defer tick.Stop()
+	h.running.Store(true)
+	defer h.running.Store(false)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case j := <-h.joins:
+			h.handleJoin(ctx, j)
+		case m := <-h.queue:
+			h.handle(ctx, m)
+		case now := <-tick.C:
+			h.tick(ctx, now)
+		}
+	}
+}
+
+// enqueue runs on the NATS client's goroutine: it never blocks.
+func (h *Hub) enqueue(m *nats.Msg) {
+	select {
+	case h.queue <- m:
+	default:
+		h.metrics.queueDropped.Inc()
+		h.lost.Store(true)
+	}
+}
+
+func (h *Hub) handle(ctx context.Context, m *nats.Msg) {
+	ev, err := Decode(m.Subject, m.Data, time.Now())
+	if err != nil {
+		h.metrics.malformed.Inc()
+		h.log.Debug("ignored message", "subject", m.Subject, "err", err)
+		return
+	}
+	// Applied even when nobody watches (want 0): the Model's state stays
+	// current for the next stream to open.
+	h.fanout(h.model.Apply(ctx, ev, h.wanted()))
+}
+
+func (h *Hub) tick(ctx context.Context, now time.Time) {
+	if h.lost.Swap(false) {
+		h.refetchAll()
+	}
+	want := h.wanted()
+	if want == 0 {
+		return
+	}
+	h.fanout(h.model.Tick(ctx, now, want))
+}
+
+// Decode turns a message on one of Subjects into an Event. It rejects
+// subjects and bodies that do not parse, with an error saying which.
+func Decode(subject string, data []byte, received time.Time) (Event, error) {
+	tok := strings.Split(subject, ".")
+	if len(tok) < 4 || tok[0] != "corrosion" || !wire.ValidLicenseID(tok[1]) {
+		return Event{}, fmt.Errorf("unexpected subject %q", subject)
+	}
+	ev := Event{License: tok[1], Received: received}
+	switch {
+	case len(tok) == 4 && tok[2] == "host" && tok[3] == "heartbeat":
+		ev.Kind = KindHeartbeat
+		ev.Heartbeat = new(wire.Heartbeat)
+		if err := json.Unmarshal(data, ev.Heartbeat); err != nil {
+			return Event{}, fmt.Errorf("decode heartbeat: %w", err)
+		}
+	case len(tok) == 4 && tok[2] == "host" && tok[3] == "going_offline":
+		ev.Kind = KindGoingOffline
+	case len(tok) == 4 && tok[3] == "status" && wire.ValidInstanceID(tok[2]):
+		ev.Kind, ev.Instance = KindStatus, tok[2]
+		ev.Status = new(wire.StatusEvent)
+		if err := json.Unmarshal(data, ev.Status); err != nil {
+			return Event{}, fmt.Errorf("decode status: %w", err)
+		}
+		if ev.Status.InstanceID != "" && ev.Status.InstanceID != ev.Instance {
+			return Event{}, fmt.Errorf("status event for %q on the subject of %q", ev.Status.InstanceID, ev.Instance)
+		}
+		if ev.Status.Event.State == "" {
+			return Event{}, errors.New("status event without a state")
+		}
+	default:
+		return Event{}, fmt.Errorf("unexpected subject %q", subject)
+	}
+	return ev, nil
+}

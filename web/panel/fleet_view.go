@@ -1,0 +1,159 @@
+package panel
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HostRow is one host of the fleet table (and the head of its host page).
+type HostRow struct {
+	License      string
+	Label        string
+	HostName     string
+	AgentVersion string
+	Seen         bool   // a heartbeat has arrived
+	Online       bool   // by the store's one offline rule
+	Stale        string // offline: "last heartbeat 3 min ago"; "no heartbeat yet"
+	CPU          string // "12.5 %", "—" when not measured
+	Mem          string // "3.1 / 7.8 GiB"
+	Disk         string // "120 / 500 GiB"
+	Spark        []float64
+	Counts       []StateCount
+}
+
+// StateCount is how many of a host's instances are in a state.
+type StateCount struct {
+	State string
+	N     int
+}
+
+// Name is what the row is called: its hostname, else its label, else the
+// license.
+func (h HostRow) Name() string {
+	switch {
+	case h.HostName != "":
+		return h.HostName
+	case h.Label != "":
+		return h.Label
+	}
+	return h.License
+}
+
+// FleetPage is the fleet page's data.
+type FleetPage struct {
+	Hosts []HostRow
+	// Visible is how many hosts the operator can see before the filter.
+	Visible  int
+	Query    string // search
+	Liveness string // "", "online", "offline"
+	State    string // an instance state hosts must have one of; "" any
+	Since    int64  // render time, Unix ms (the live stream's snapshot point)
+	IsAdmin  bool
+}
+
+// Filtered reports whether a search or filter is applied.
+func (f FleetPage) Filtered() bool { return f.Query != "" || f.Liveness != "" || f.State != "" }
+
+// LiveFleetURL is the fleet's live stream for a page rendered at since.
+func LiveFleetURL(since int64) string { return "/live/fleet?since=" + strconv.FormatInt(since, 10) }
+
+// fleetURL is the fleet page with the filter, for refetches.
+func (f FleetPage) selfURL() string {
+	q := []string{}
+	if f.Query != "" {
+		q = append(q, "q="+urlEscape(f.Query))
+	}
+	if f.Liveness != "" {
+		q = append(q, "online="+urlEscape(f.Liveness))
+	}
+	if f.State != "" {
+		q = append(q, "state="+urlEscape(f.State))
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + strings.Join(q, "&")
+}
+
+// Fleet event names.
+func EventFleetRow(license string) string { return "host-" + license }
+
+// EventFleetChanged tells the fleet page a host it may not list appeared.
+const EventFleetChanged = "fleet-changed"
+
+// InstanceStates are the states, in the order counts are shown.
+var InstanceStates = []string{"running", "starting", "stopping", "crashed", "stopped", "configured", "missing_root"}
+
+// Ago renders how long ago t was, coarsely (it changes at most once a
+// minute after the first minute): "just now", "40 s", "3 min", "2 h", "5 d".
+func Ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 5*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/(10*time.Second))*10) + " s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
+}
+
+// SparkPoints maps values (0…max; max ≤ 0: the largest value) to an SVG
+// polyline's points in a w × h box, oldest on the left.
+func SparkPoints(vals []float64, max float64, w, h int) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	if max <= 0 {
+		for _, v := range vals {
+			if v > max {
+				max = v
+			}
+		}
+		if max <= 0 {
+			max = 1
+		}
+	}
+	var b strings.Builder
+	step := float64(w)
+	if len(vals) > 1 {
+		step = float64(w) / float64(len(vals)-1)
+	}
+	for i, v := range vals {
+		if v < 0 {
+			v = 0
+		}
+		if v > max {
+			v = max
+		}
+		x := float64(i) * step
+		y := float64(h) - v/max*float64(h-2) - 1
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(x, 'f', 1, 64))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatFloat(y, 'f', 1, 64))
+	}
+	return b.String()
+}
+
+func urlEscape(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)|0x100, 16)[1:]))
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
