@@ -33,12 +33,14 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 			http.Error(w, "the panel cannot read sessions right now; try again", http.StatusServiceUnavailable)
 			return
 		}
-		if p == nil && rt.Need != httpx.Public {
-			loginRedirect(w, r)
-			return
-		}
 		ctx := context.WithValue(r.Context(), principalKey{}, p)
 		r = r.WithContext(context.WithValue(ctx, targetKey{}, &targetBox{}))
+		if p == nil && rt.Need != httpx.Public {
+			s.audit(r, rt, nil, store.AuditDenied, "not logged in")
+			loginRedirect(w, r)
+			s.metrics.observe(rt.Pattern, start, http.StatusSeeOther)
+			return
+		}
 		if err := allowed(rt.Need, p, r.PathValue("license")); err != nil {
 			s.audit(r, rt, p, store.AuditDenied, err.Error())
 			s.fail(w, r, p, err)

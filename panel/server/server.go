@@ -84,6 +84,7 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 		}
 	}()
 	mux.Handle("GET "+ui.StaticPrefix, ui.Static())
+	mux.Handle("/", s.route(httpx.Route{Pattern: "/", Need: httpx.Public, Handler: notFound}))
 	for _, f := range deps.Features {
 		for _, rt := range f.Routes() {
 			mux.Handle(rt.Pattern, s.route(rt))
@@ -151,11 +152,21 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+		// Pages show an operator's fleet: no shared cache may keep them.
+		// Static assets replace this with their own (immutable) policy.
+		h.Set("Cache-Control", "no-store")
 		if r.TLS != nil {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// notFound is every path no feature serves: a page in words, with the
+// navigation when someone is logged in.
+func notFound(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	return httpx.Errorf(http.StatusNotFound, "there is no page at %s", r.URL.Path)
 }
 
 // isHTMX reports whether the request came from htmx (render fragments and
