@@ -25,7 +25,7 @@ const (
 	keepAlive = 20 * time.Second
 	// writeTimeout ends a stream whose browser takes this long to accept
 	// one event.
-	writeTimeout = 30 * time.Second
+	writeTimeout   = 30 * time.Second
 	backlogTimeout = 5 * time.Second
 )
 

@@ -1,0 +1,164 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/panel/console"
+)
+
+const gameURL = "/hosts/" + licA + "/instances/game"
+
+// The stream opens with the agent's backlog, then carries live lines: a
+// line sent to stdin comes back as the fake game's echo. The NATS
+// subscription exists only while a stream is open.
+func TestConsole_StreamBacklogLiveAndSend(t *testing.T) {
+	e := newEnv(t)
+	if n := e.hub().Subscriptions(); n != 0 {
+		t.Fatalf("%d console subscriptions before any browser", n)
+	}
+	events, status, closeStream := openStream(t, e.op, e.p.URL+gameURL+"/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("stream: status %d", status)
+	}
+	seen := waitFor(t, events, "hello from the game") // the banner, from the backlog
+	if seen[0].name != console.EventBacklog {
+		t.Fatalf("first event is %q, want the backlog", seen[0].name)
+	}
+	if n := e.hub().Subscriptions(); n != 1 {
+		t.Fatalf("%d console subscriptions with one stream open, want 1", n)
+	}
+	_, second, closeSecond := openStream(t, e.op, e.p.URL+gameURL+"/console/stream")
+	if second != http.StatusOK || e.hub().Subscriptions() != 1 || e.hub().Watchers() != 2 {
+		t.Fatalf("second stream: status %d, %d subscriptions, %d watchers", second, e.hub().Subscriptions(), e.hub().Watchers())
+	}
+	req := e.op.NewPost(gameURL+"/console/send", url.Values{"line": {"hello-panel"}})
+	req.Header.Set("HX-Request", "true")
+	resp := e.op.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("send: status %d", resp.StatusCode)
+	}
+	waitFor(t, events, "echo: hello-panel")
+	closeStream()
+	closeSecond()
+	poll.True(t, 10*time.Second, "the console unsubscribed when the last stream closed", func() bool {
+		return e.hub().Subscriptions() == 0 && e.hub().Watchers() == 0
+	})
+	if rows := auditRows(t, e.p, "instance.send"); !slices.Equal(rows, []string{"ok olga hello-panel"}) {
+		t.Fatalf("send audit rows: %q", rows)
+	}
+}
+
+func TestConsole_SendErrorsInWords(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		name, instance, line string
+		status               int
+		words                string
+	}{
+		{"not running", "idle", "hi", http.StatusConflict, "the instance is not running"},
+		{"empty", "game", "  ", http.StatusBadRequest, "type something"},
+		{"two lines", "game", "a\nb", http.StatusBadRequest, "one line at a time"},
+		{"no such instance", "nope", "hi", http.StatusServiceUnavailable, "the agent is not connected"}, // nobody answers its subject
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := e.op.PostForm("/hosts/"+licA+"/instances/"+tc.instance+"/console/send", url.Values{"line": {tc.line}})
+			if status != tc.status || !strings.Contains(body, tc.words) {
+				t.Fatalf("status %d %q, want %d with %q", status, body, tc.status, tc.words)
+			}
+		})
+	}
+}
+
+// A viewer may watch but not type; an operator of another license can
+// neither watch nor type, even with a crafted URL.
+func TestConsole_RolesAndGrants(t *testing.T) {
+	e := newEnv(t)
+	_, status, _ := openStream(t, e.view, e.p.URL+gameURL+"/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("viewer's stream: status %d, want 200", status)
+	}
+	if status, body := e.view.Get(gameURL + "/console"); status != http.StatusOK || !strings.Contains(body, "you are a viewer") {
+		t.Fatalf("viewer's console page: %d", status)
+	}
+	for _, post := range []struct{ path, field string }{{"/console/send", "line"}, {"/rcon", "command"}} {
+		if status, body := e.view.PostForm(gameURL+post.path, url.Values{post.field: {"status"}}); status != http.StatusForbidden || !strings.Contains(body, "viewer") {
+			t.Fatalf("viewer's POST %s: %d %q, want 403", post.path, status, body)
+		}
+		if status, _ := e.other.PostForm(gameURL+post.path, url.Values{post.field: {"status"}}); status != http.StatusForbidden {
+			t.Fatalf("other license's POST %s: %d, want 403", post.path, status)
+		}
+	}
+	for _, path := range []string{"/console", "/rcon"} {
+		if status, _ := e.other.Get(gameURL + path); status != http.StatusForbidden {
+			t.Fatalf("other license's GET %s: %d, want 403", path, status)
+		}
+	}
+	_, status, _ = openStream(t, e.other, e.p.URL+gameURL+"/console/stream")
+	if status != http.StatusForbidden {
+		t.Fatalf("other license's stream: status %d, want 403", status)
+	}
+	if e.hub().Subscriptions() > 1 {
+		t.Fatalf("a refused stream subscribed")
+	}
+	denied := 0
+	for _, r := range auditRows(t, e.p, "instance.send") {
+		if strings.HasPrefix(r, "denied ") {
+			denied++
+		}
+	}
+	if denied != 2 {
+		t.Fatalf("%d denied send audit rows, want 2", denied)
+	}
+}
+
+func TestRCON_CommandOutputAndRedactedAudit(t *testing.T) {
+	e := newEnv(t)
+	req := e.op.NewPost(gameURL+"/rcon", url.Values{"command": {"status"}})
+	req.Header.Set("HX-Request", "true")
+	resp := e.op.Do(req)
+	body := readAll(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "ran: status") || !strings.Contains(body, "rcon-entry") {
+		t.Fatalf("rcon: %d %q", resp.StatusCode, body)
+	}
+	if status, body := e.op.PostForm(gameURL+"/rcon", url.Values{"command": {"rcon.password hunter2"}}); status != http.StatusOK || !strings.Contains(body, "ran: rcon.password hunter2") {
+		t.Fatalf("plain-form rcon: %d", status)
+	}
+	if got := e.rcon.Commands(); !slices.Contains(got, "status") || !slices.Contains(got, "rcon.password hunter2") {
+		t.Fatalf("the RCON server got %q", got)
+	}
+	rows := auditRows(t, e.p, "instance.rcon")
+	want := []string{"ok olga status", "ok olga rcon.password xxxxx"}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("rcon audit rows %q, want %q", rows, want)
+	}
+	if status, body := e.op.PostForm("/hosts/"+licA+"/instances/idle/rcon", url.Values{"command": {"status"}}); status != http.StatusConflict || !strings.Contains(body, "RCON is not configured") {
+		t.Fatalf("rcon without config: %d %q", status, body)
+	}
+	e.rcon.Close()
+	status, body := e.op.PostForm(gameURL+"/rcon", url.Values{"command": {"status"}})
+	if status != http.StatusBadGateway || !strings.Contains(body, "nothing listens on the instance's RCON port") {
+		t.Fatalf("rcon to a closed server: %d %q", status, body)
+	}
+}
+
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String()
+		}
+	}
+}
