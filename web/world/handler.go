@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -92,7 +93,12 @@ func (c *Client) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if n != c.world {
-		redirect(w, r, otherWorldHost(r.Host, n), q)
+		host, err := otherWorldHost(r.Host, n)
+		if err != nil {
+			badRequest(w, err)
+			return
+		}
+		redirect(w, r, host, q)
 		return
 	}
 	c.servePage(w, r)
@@ -114,12 +120,34 @@ func parseWorld(raw []string, own int) (int, error) {
 }
 
 // otherWorldHost is host's name with world n's HTTP port.
-func otherWorldHost(host string, n int) string {
+func otherWorldHost(host string, n int) (string, error) {
 	name, _, err := net.SplitHostPort(host)
 	if err != nil {
 		name = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]") // no port given
 	}
-	return net.JoinHostPort(name, strconv.Itoa(httpPortBase+nodeOffset+n))
+	if !hostName(name) {
+		return "", fmt.Errorf("the request's Host %q is not a host name to send you on to world %d from", host, n)
+	}
+	return net.JoinHostPort(name, strconv.Itoa(httpPortBase+nodeOffset+n)), nil
+}
+
+// hostName reports whether s looks like a DNS name or an IP address: the
+// characters those use, nothing else (a redirect never carries odd bytes).
+func hostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	if strings.Contains(s, ":") {
+		a, err := netip.ParseAddr(s)
+		return err == nil && a.Zone() == ""
+	}
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // redirect answers 302 to PagePath with query q, on host (empty: this

@@ -11,7 +11,7 @@ import (
 	webworld "github.com/corrosion/corrosion/web/world"
 )
 
-func newClient(t *testing.T, world int) *webworld.Client {
+func newClient(t testing.TB, world int) *webworld.Client {
 	t.Helper()
 	c, err := webworld.New(webworld.Options{World: world})
 	if err != nil {
@@ -52,6 +52,8 @@ func TestClient_Routes(t *testing.T) {
 		{"world 245: the last", "10.1.2.3:8080", "/client?world=245", http.StatusFound, "http://10.1.2.3:8324/client?world=245", ""},
 		{"IPv6 host", "[::1]:8080", "/client?world=3", http.StatusFound, "http://[::1]:8082/client?world=3", ""},
 		{"host without port", "example.org", "/client?world=2", http.StatusFound, "http://example.org:8081/client?world=2", ""},
+		{"odd Host", "bad host:8080", "/client?world=2", http.StatusBadRequest, "", "is not a host name"},
+		{"no Host", "", "/client?world=2", http.StatusBadRequest, "", "is not a host name"},
 		{"not a number", "example.org:8080", "/client?world=abc", http.StatusBadRequest, "", `world="abc" is not a world number`},
 		{"zero", "example.org:8080", "/client?world=0", http.StatusBadRequest, "", "from 1 to 245"},
 		{"too big", "example.org:8080", "/client?world=246", http.StatusBadRequest, "", "from 1 to 245"},
