@@ -1,0 +1,260 @@
+package fleetui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	c := p.Client(t, "ada", pw)
+
+	status, body := c.Get("/")
+	if status != http.StatusOK || !strings.Contains(body, "no heartbeat yet") {
+		t.Fatalf("fleet before the agent: %d, want the license waiting for its first heartbeat:\n%s", status, body)
+	}
+	_, live := openStream(t, p, c, "/live/fleet")
+	paneltest.StartAgent(t, p.NATSURL, "lic-a", paneltest.AgentInstance{ID: "game1", Autostart: true})
+
+	// Live: the row arrives by itself, online.
+	live.waitFor(t, "host-lic-a", "st-online")
+	// And a fresh load from the store shows it too.
+	poll.Until(t, 20*time.Second, func() error {
+		_, body := c.Get("/")
+		if !strings.Contains(body, `badge st-online`) || !strings.Contains(body, "1 running") {
+			return fmt.Errorf("fleet does not show lic-a online with 1 running instance")
+		}
+		return nil
+	})
+	_, body = c.Get("/?q=nothing-matches-this")
+	if !strings.Contains(body, "No host matches this filter") {
+		t.Errorf("a search with no match shows no designed empty state:\n%s", body)
+	}
+	_, body = c.Get("/?online=offline")
+	if strings.Contains(body, `id="host-lic-a"`) {
+		t.Errorf("the offline filter lists the online host")
+	}
+	_, body = c.Get("/?state=running")
+	if !strings.Contains(body, `id="host-lic-a"`) {
+		t.Errorf("the state filter hides a host with a running instance")
+	}
+}
+
+func TestFleet_EmptyState(t *testing.T) {
+	p := startPanel(t)
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	_, body := p.Client(t, "ada", pw).Get("/")
+	if !strings.Contains(body, "No hosts yet") || !strings.Contains(body, "license add") {
+		t.Fatalf("empty fleet does not say how to add a host:\n%s", body)
+	}
+}
+
+func TestPower_StopThenStart_ReachesGameAndLiveStream(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "olga", auth.RoleOperator, "lic-a")
+	c := p.Client(t, "olga", pw)
+	pidFile := filepath.Join(t.TempDir(), "game1.pid")
+	paneltest.StartAgent(t, p.NATSURL, "lic-a",
+		paneltest.AgentInstance{ID: "game1", Autostart: true, Args: []string{"-pid-file", pidFile}})
+	pid := gamePID(t, pidFile)
+	poll.True(t, 20*time.Second, "instance page renders", func() bool {
+		status, _ := c.Get("/hosts/lic-a/instances/game1")
+		return status == http.StatusOK
+	})
+	_, live := openStream(t, p, c, "/live/hosts/lic-a?instance=game1")
+	_, hostLive := openStream(t, p, c, "/live/hosts/lic-a")
+
+	power(t, c, "stop", http.StatusAccepted)
+	poll.True(t, 20*time.Second, "the game process exits", func() bool { return !alive(pid) })
+	live.waitFor(t, "badge-game1", "st-stopped")
+	live.waitFor(t, "power-game1", `value="start"`)
+	hostLive.waitFor(t, "row-game1", "st-stopped")
+
+	_ = os.Remove(pidFile)
+	power(t, c, "start", http.StatusAccepted)
+	pid2 := gamePID(t, pidFile)
+	if pid2 == pid || !alive(pid2) {
+		t.Fatalf("start: pid %d (before %d), alive %v", pid2, pid, alive(pid2))
+	}
+	live.waitFor(t, "badge-game1", "st-running")
+	live.waitFor(t, "tl-game1", "")
+
+	// The timeline shows the stop and the start, newest first.
+	poll.Until(t, 20*time.Second, func() error {
+		_, body := c.Get("/hosts/lic-a/instances/game1")
+		i, j := strings.Index(body, "badge st-running"), strings.Index(body, "badge st-stopped")
+		if !strings.Contains(body, `id="timeline"`) || j < 0 || strings.LastIndex(body, "badge st-running") < j {
+			return fmt.Errorf("timeline lacks stopped then running (running at %d, stopped at %d)", i, j)
+		}
+		return nil
+	})
+	entries, err := p.Store.Audit(context.Background(), store.AuditFilter{Action: "instance.power"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0].Target != "start" || entries[1].Target != "stop" || entries[0].Result != store.AuditOK {
+		t.Fatalf("audit rows %+v, want stop then start, ok", entries)
+	}
+}
+
+func TestPower_RefusalsInWords(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	p.AddLicense(t, "lic-off")
+	opw := p.AddUser(t, "olga", auth.RoleOperator, "lic-a", "lic-off")
+	vpw := p.AddUser(t, "vera", auth.RoleViewer, "lic-a")
+	op, viewer := p.Client(t, "olga", opw), p.Client(t, "vera", vpw)
+	pidFile := filepath.Join(t.TempDir(), "game1.pid")
+	paneltest.StartAgent(t, p.NATSURL, "lic-a",
+		paneltest.AgentInstance{ID: "game1", Autostart: true, Args: []string{"-pid-file", pidFile}})
+	pid := gamePID(t, pidFile)
+
+	if body := powerAs(t, viewer, "lic-a", "stop", http.StatusForbidden); !strings.Contains(body, "you are a viewer") {
+		t.Errorf("viewer's refusal: %q", body)
+	}
+	if !alive(pid) {
+		t.Fatal("a viewer's stop reached the game")
+	}
+	if body := powerAs(t, op, "lic-off", "stop", http.StatusServiceUnavailable); !strings.Contains(body, "not connected") {
+		t.Errorf("no agent: %q", body)
+	}
+	if body := powerAs(t, op, "lic-a", "start", http.StatusConflict); !strings.Contains(body, "already running") {
+		t.Errorf("start of a running instance: %q", body)
+	}
+	if body := powerAs(t, op, "lic-a", "explode", http.StatusBadRequest); !strings.Contains(body, "unknown power action") {
+		t.Errorf("bad action: %q", body)
+	}
+	denied, err := p.Store.Audit(context.Background(), store.AuditFilter{Action: "instance.power", Result: store.AuditDenied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(denied) != 1 || denied[0].UserName != "vera" {
+		t.Fatalf("denied audit rows %+v, want vera's", denied)
+	}
+}
+
+func power(t *testing.T, c *paneltest.Client, action string, want int) {
+	t.Helper()
+	powerAs(t, c, "lic-a", action, want)
+}
+
+func powerAs(t *testing.T, c *paneltest.Client, license, action string, want int) string {
+	t.Helper()
+	req := c.NewPost("/hosts/"+license+"/instances/game1/power", url.Values{"action": {action}})
+	req.Header.Set("HX-Request", "true")
+	resp := c.Do(req)
+	defer resp.Body.Close()
+	var b strings.Builder
+	_, _ = fmt.Fprint(&b, readAll(resp))
+	if resp.StatusCode != want {
+		t.Fatalf("power %s on %s: status %d, want %d: %s", action, license, resp.StatusCode, want, b.String())
+	}
+	return b.String()
+}
+
+func readAll(resp *http.Response) string {
+	var sb strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		sb.Write(buf[:n])
+		if err != nil {
+			return sb.String()
+		}
+	}
+}
+
+func TestScoping_OperatorSeesOnlyGrantedLicenses(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	p.AddLicense(t, "lic-b")
+	opw := p.AddUser(t, "olga", auth.RoleOperator, "lic-a")
+	apw := p.AddUser(t, "ada", auth.RoleAdmin)
+	op, admin := p.Client(t, "olga", opw), p.Client(t, "ada", apw)
+	ctx := context.Background()
+	publishHeartbeat(t, p, "lic-b", "secret-host")
+	poll.Until(t, 20*time.Second, func() error {
+		h, err := p.Store.Host(ctx, "lic-b")
+		if err != nil || !h.Seen {
+			return fmt.Errorf("lic-b not ingested: %v", err)
+		}
+		return nil
+	})
+
+	for _, path := range []string{"/hosts/lic-b", "/hosts/lic-b/instances/game1",
+		"/live/hosts/lic-b", "/live/hosts/lic-b?instance=game1"} {
+		if status, _ := openStream(t, p, op, path); status != http.StatusForbidden {
+			t.Errorf("GET %s as an operator without the grant: %d, want 403", path, status)
+		}
+	}
+	if body := powerAs(t, op, "lic-b", "stop", http.StatusForbidden); !strings.Contains(body, "no grant") {
+		t.Errorf("power on another license: %q", body)
+	}
+	if _, body := op.Get("/"); strings.Contains(body, "lic-b") || strings.Contains(body, "secret-host") {
+		t.Errorf("the operator's fleet lists another license's host")
+	}
+
+	_, opLive := openStream(t, p, op, "/live/fleet")
+	_, adminLive := openStream(t, p, admin, "/live/fleet")
+	_, opHost := openStream(t, p, op, "/live/hosts/lic-a")
+	publishStatus(t, p, "lic-b", "game1", wire.StateCrashed)
+	publishHeartbeat(t, p, "lic-b", "secret-host")
+	publishHeartbeat(t, p, "lic-a", "own-host") // after lic-b's: once it arrives, lic-b's would have
+	opLive.waitFor(t, "host-lic-a", "own-host")
+	adminLive.waitFor(t, "host-lic-b", "secret-host")
+	opHost.waitFor(t, "hostbadge-lic-a", "online")
+	for _, s := range []*stream{opLive, opHost} {
+		for _, e := range s.all() {
+			if strings.Contains(e.Name+e.Data, "lic-b") || strings.Contains(e.Data, "secret-host") {
+				t.Fatalf("an operator's stream carried another license's event: %+v", e)
+			}
+		}
+	}
+}
+
+// publishHeartbeat publishes a heartbeat as an agent of license would.
+func publishHeartbeat(t *testing.T, p *paneltest.Panel, license, hostname string) {
+	t.Helper()
+	cpu := 12.5
+	hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now(), Agent: wire.AgentInfo{Version: "test", OS: "linux", Arch: "amd64"},
+		Host:      wire.HostInfo{Hostname: hostname, CPUPercent: &cpu},
+		Instances: []wire.InstanceReport{{ID: "game1", Game: "generic", State: wire.StateRunning, PID: 42}}}
+	publish(t, p, wire.HeartbeatSubject(license), hb)
+}
+
+func publishStatus(t *testing.T, p *paneltest.Panel, license, instance string, st wire.State) {
+	t.Helper()
+	publish(t, p, wire.StatusSubject(license, instance), wire.StatusEvent{Timestamp: time.Now(), InstanceID: instance,
+		Event: wire.StateEvent{State: st, Message: "test"}})
+}
+
+func publish(t *testing.T, p *paneltest.Panel, subject string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.NC.Publish(subject, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
