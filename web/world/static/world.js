@@ -94,7 +94,7 @@
   const NODE = Number(body.dataset.node);
   const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + (body.dataset.ws || '/ws');
   const KEEPALIVE_MS = 10000;
-  const RECONNECT_MAX_S = 15;
+  const RECONNECT_MAX_S = 10;
 
   const conn = {
     ws: null, // the live socket, or null
@@ -105,6 +105,7 @@
     retries: 0,
     retryTimer: 0,
     countdown: 0,
+    why: '', // the world's last Logout reason, in words, for the reconnect banner
   };
 
   function send(out) {
@@ -159,7 +160,8 @@
       showLogin(`Could not reach World ${WORLD}: the connection closed. Try again.`);
       return;
     }
-    scheduleReconnect('Connection to the world lost.');
+    scheduleReconnect(conn.why || 'Connection to the world lost.');
+    conn.why = '';
   }
 
   function scheduleReconnect(why) {
@@ -276,8 +278,9 @@
     [W.logout](r) {
       const reason = r.u8();
       if (conn.leaving || reason === LOGOUT_KICKED) { endSession(LOGOUT_TEXT[reason] || LOGOUT_TEXT[0]); return; }
-      // Shutting down or idle: the socket closes next; reconnecting says so.
-      showBanner(LOGOUT_TEXT[reason] || LOGOUT_TEXT[0]);
+      // Shutting down or idle: the socket closes next; reconnecting says why.
+      conn.why = LOGOUT_TEXT[reason] || LOGOUT_TEXT[0];
+      showBanner(conn.why);
     },
   };
 
@@ -703,6 +706,7 @@
     const c = $('conn');
     c.dataset.state = state;
     c.textContent = text;
+    document.querySelector('.me-box .dot').classList.toggle('on', state === 'online');
   }
   function showBanner(text) { $('banner-text').textContent = text; $('banner').hidden = false; }
   function hideBanner() { $('banner').hidden = true; }

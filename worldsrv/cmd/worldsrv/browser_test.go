@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/corrosion/corrosion/internal/browsertest"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/testbin"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 	"github.com/corrosion/corrosion/worldsrv/world"
 )
@@ -223,4 +225,55 @@ func phone(t *testing.T, b *browsertest.Browser, w1 *proc) {
 	carol.run("open the drawer", chromedp.Click("#menu"), chromedp.WaitVisible("#friend-name"))
 	carol.until("the drawer is open", `document.getElementById('panel').getBoundingClientRect().top < 844 * 0.5`)
 	carol.shot("world-client-phone-drawer")
+}
+
+// A world that restarts under a logged-in page: the page says why in words
+// and counts down, reconnects by itself once the world is back on the same
+// ports, and the player is on the map again — never a frozen page.
+func TestBrowser_ReconnectsAfterWorldRestart(t *testing.T) {
+	w := start(t, append([]string{"--node-id", "10", "--ether", "off"}, dbFlags(t, pgtest.NewDatabase(t))...)...)
+	b := browsertest.New(t)
+	dave := &player{t: t, tab: b.Tab(1280, 800), name: "dave"}
+	dave.open(w, 1)
+	dave.loginAndPlay("dave-secret")
+	at := dave.pos()
+
+	w.sigterm()
+	dave.until("the page says the world went away and counts down",
+		`!document.getElementById('banner').hidden &&
+		 document.getElementById('banner-text').textContent.startsWith('The world is shutting down. Reconnecting in') &&
+		 document.getElementById('conn').dataset.state !== 'online'`)
+	dave.shot("world-client-reconnecting")
+	relaunch(t, w).waitReady()
+	dave.until("back online by itself", `document.getElementById('conn').dataset.state === 'online' &&
+		document.getElementById('banner').hidden`)
+	dave.until("on the map again", `/^\d+, \d+$/.test(document.getElementById('pos').textContent)`)
+	if again := dave.pos(); again != at {
+		t.Fatalf("after the restart dave is at %v, want %v (saved)", again, at)
+	}
+	if errs := b.Errors(); len(errs) != 0 {
+		t.Fatalf("page errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// relaunch runs worldsrv again with an exited one's arguments (so on the
+// same ports).
+func relaunch(t *testing.T, old *proc) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: exec.Command(old.cmd.Path, old.cmd.Args[1:]...), out: &testbin.Output{},
+		game: old.game, http: old.http, exited: make(chan struct{})}
+	p.cmd.Env = testbin.Env()
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("worldsrv (relaunched) output:\n%s", p.out.String())
+		}
+	})
+	return p
 }
