@@ -1,0 +1,131 @@
+// Package files is the instance page's file manager tab over the agent's
+// jailed files.cmd funcs: browse, view and edit text, upload, download,
+// rename, delete, new folder, archive and extract. Paths go to the agent
+// as the operator gave them (its jail is the security boundary) once
+// obviously bad ones are refused. Only panel packages import it.
+package files
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// Deps are what the files feature needs.
+type Deps struct {
+	NATS   *nats.Conn
+	Head   console.HeadFunc // nil: a header with the ids only
+	Logger *slog.Logger
+}
+
+// Feature serves the file manager tab and its operations.
+type Feature struct {
+	nc    *nats.Conn       // immutable after New
+	agent *agentc.Client   // immutable after New
+	head  console.HeadFunc // immutable after New
+	log   *slog.Logger     // immutable after New
+}
+
+var _ httpx.Feature = (*Feature)(nil)
+
+// New returns the feature.
+func New(d Deps) *Feature {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return &Feature{nc: d.NATS, agent: agentc.New(d.NATS), head: d.Head, log: d.Logger.With("component", "files")}
+}
+
+const base = "/hosts/{license}/instances/{instance}/files"
+
+// Routes implements httpx.Feature.
+func (f *Feature) Routes() []httpx.Route {
+	return []httpx.Route{
+		{Pattern: "GET " + base, Need: httpx.View, Handler: f.list},
+		{Pattern: "GET " + base + "/view", Need: httpx.View, Handler: f.view},
+		{Pattern: "GET " + base + "/download", Need: httpx.View, Handler: f.download},
+		{Pattern: "POST " + base + "/save", Need: httpx.Act, Audit: "files.save", Handler: f.save},
+		{Pattern: "POST " + base + "/upload", Need: httpx.Act, Audit: "files.upload", Handler: f.upload},
+		{Pattern: "POST " + base + "/mkdir", Need: httpx.Act, Audit: "files.mkdir", Handler: f.mkdir},
+		{Pattern: "POST " + base + "/rename", Need: httpx.Act, Audit: "files.rename", Handler: f.rename},
+		{Pattern: "POST " + base + "/delete", Need: httpx.Act, Audit: "files.delete", Handler: f.remove},
+		{Pattern: "POST " + base + "/archive", Need: httpx.Act, Audit: "files.archive", Handler: f.archive},
+		{Pattern: "POST " + base + "/extract", Need: httpx.Act, Audit: "files.extract", Handler: f.extract},
+	}
+}
+
+// ids returns the request's license and instance.
+func ids(r *http.Request) (license, instance string, err error) {
+	license, instance = r.PathValue("license"), r.PathValue("instance")
+	if !wire.ValidLicenseID(license) || !wire.ValidInstanceID(instance) {
+		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q on license %q", instance, license)
+	}
+	return license, instance, nil
+}
+
+func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
+	if f.head != nil {
+		return f.head(ctx, p, license, instance)
+	}
+	return console.MinimalHead(p, license, instance), nil
+}
+
+// call runs an fm_* func, its error put in words.
+func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
+	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
+		status, msg := agentc.Describe(err)
+		return httpx.Wrap(status, msg, err)
+	}
+	return nil
+}
+
+// tabURL is the files tab's URL for a license, instance and folder.
+func tabURL(license, instance, dir string) string {
+	u := ui.InstanceURL(license, instance) + "/files"
+	if dir == "" {
+		return u
+	}
+	return u + "?path=" + url.QueryEscape(dir)
+}
+
+// done answers a successful operation: htmx is sent (HX-Redirect) to the
+// folder's listing with a note of what happened, a plain form is
+// redirected there.
+func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, path string) {
+	target := tabURL(license, instance, dir)
+	sep := "?"
+	if dir != "" {
+		sep = "&"
+	}
+	target += sep + "done=" + url.QueryEscape(what) + "&target=" + url.QueryEscape(path)
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", target)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
+
+func whyNot(p *auth.Principal, license string) string {
+	switch {
+	case p.CanAct(license):
+		return ""
+	case p.Role == auth.RoleViewer:
+		return "you are a viewer"
+	default:
+		return "you have no grant to act on license " + license
+	}
+}

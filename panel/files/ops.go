@@ -1,0 +1,191 @@
+package files
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// requestOverhead is room left in a NATS message for the request's JSON
+// around a file's content.
+const requestOverhead = 8 << 10
+
+func contextFor(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), agentTimeout)
+}
+
+func queryEscape(s string) string { return url.QueryEscape(s) }
+
+// uploadMax is the largest upload on this panel's NATS connection.
+func (f *Feature) uploadMax() int64 { return UploadMax(f.nc.MaxPayload()) }
+
+// UploadMax is the largest file fm_save can carry in one NATS message of
+// maxPayload bytes (base64 takes 4 bytes per 3): 767 KiB with NATS's
+// default 1 MiB.
+func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) / 4 * 3 }
+
+// save serves POST …/files/save: the editor's text (fields path, content,
+// eol) written over the file.
+func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, err := ids(r)
+	if err != nil {
+		return err
+	}
+	fp, err := cleanTarget(r.PostFormValue("path"), "save")
+	if err != nil {
+		return err
+	}
+	server.SetAuditTarget(r, display(fp))
+	content := r.PostFormValue("content")
+	if r.PostFormValue("eol") != "crlf" { // browsers send a textarea's lines with CRLF
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	if enc, _ := json.Marshal(content); int64(len(enc)) > f.nc.MaxPayload()-requestOverhead {
+		return httpx.Errorf(http.StatusRequestEntityTooLarge, "the text is too large to save through the panel (at most about %s)", ui.FileSize(f.uploadMax()))
+	}
+	ctx, cancel := contextFor(r)
+	defer cancel()
+	var rep files.SaveReply
+	if err := f.call(ctx, license, instance, "fm_save", map[string]string{"path": fp, "content": content}, &rep); err != nil {
+		return err
+	}
+	if r.Header.Get("HX-Request") == "true" {
+		return server.Render(w, r, http.StatusOK, ui.FileSaved(rep.Size))
+	}
+	http.Redirect(w, r, viewURL(license, instance, fp)+"&done=saved", http.StatusSeeOther)
+	return nil
+}
+
+// upload serves POST …/files/upload: a multipart file (field "file") into
+// folder "dir"; an existing file is replaced only with "replace" set.
+func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, err := ids(r)
+	if err != nil {
+		return err
+	}
+	max := f.uploadMax()
+	r.Body = http.MaxBytesReader(w, r.Body, max+1<<20)
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return httpx.Errorf(http.StatusRequestEntityTooLarge, "the upload is larger than %s, the most the panel can send", ui.FileSize(max))
+		}
+		return httpx.Wrap(http.StatusBadRequest, "the upload could not be read; choose a file and try again", err)
+	}
+	defer r.MultipartForm.RemoveAll()
+	dir, err := CleanPath(r.FormValue("dir"))
+	if err != nil {
+		return err
+	}
+	data, name, err := uploadedFile(r, max)
+	if err != nil {
+		return err
+	}
+	fp := join(dir, name)
+	server.SetAuditTarget(r, display(fp))
+	ctx, cancel := contextFor(r)
+	defer cancel()
+	if r.FormValue("replace") == "" {
+		if err := f.mustNotExist(ctx, license, instance, fp); err != nil {
+			return err
+		}
+	}
+	args := map[string]string{"path": fp, "content": base64.StdEncoding.EncodeToString(data), "encoding": files.EncodingBase64}
+	if err := f.call(ctx, license, instance, "fm_save", args, nil); err != nil {
+		return err
+	}
+	done(w, r, license, instance, dir, "uploaded", fp)
+	return nil
+}
+
+func uploadedFile(r *http.Request, max int64) (data []byte, name string, err error) {
+	file, fh, err := r.FormFile("file")
+	if err != nil {
+		return nil, "", httpx.Errorf(http.StatusBadRequest, "choose a file to upload")
+	}
+	defer file.Close()
+	name, err = uploadName(fh)
+	if err != nil {
+		return nil, "", err
+	}
+	if fh.Size > max {
+		return nil, "", httpx.Errorf(http.StatusRequestEntityTooLarge, "%s is %s; the panel can upload at most %s", name, ui.FileSize(fh.Size), ui.FileSize(max))
+	}
+	data, err = io.ReadAll(io.LimitReader(file, max+1))
+	if err != nil {
+		return nil, "", httpx.Wrap(http.StatusBadRequest, "the upload could not be read", err)
+	}
+	return data, name, nil
+}
+
+// uploadName is the uploaded file's own name, without any folder a
+// browser may send.
+func uploadName(fh *multipart.FileHeader) (string, error) {
+	name := path.Base(strings.ReplaceAll(fh.Filename, "\\", "/"))
+	c, err := CleanPath(name)
+	if err != nil {
+		return "", err
+	}
+	if c == "" || strings.Contains(c, "/") {
+		return "", httpx.Errorf(http.StatusBadRequest, "the uploaded file has no usable name")
+	}
+	return c, nil
+}
+
+// mustNotExist refuses a path that already exists.
+func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string) error {
+	err := f.agent.Files(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, nil)
+	var ae *agentc.AgentError
+	switch {
+	case err == nil:
+		return httpx.Errorf(http.StatusConflict, "%s already exists; tick \"replace\" to overwrite it", display(fp))
+	case errors.As(err, &ae) && ae.Code == "not_found":
+		return nil
+	default:
+		status, msg := agentc.Describe(err)
+		return httpx.Wrap(status, msg, err)
+	}
+}
+
+// mkdir serves POST …/files/mkdir: folder "name" inside "dir".
+func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, err := ids(r)
+	if err != nil {
+		return err
+	}
+	dir, err := CleanPath(r.PostFormValue("dir"))
+	if err != nil {
+		return err
+	}
+	name, err := cleanTarget(r.PostFormValue("name"), "new folder")
+	if err != nil {
+		return err
+	}
+	fp := join(dir, name)
+	server.SetAuditTarget(r, display(fp))
+	ctx, cancel := contextFor(r)
+	defer cancel()
+	var rep files.MkdirReply
+	if err := f.call(ctx, license, instance, "fm_mkdir", map[string]string{"path": fp}, &rep); err != nil {
+		return err
+	}
+	if !rep.Created {
+		return httpx.Errorf(http.StatusConflict, "the folder %s already exists", display(fp))
+	}
+	done(w, r, license, instance, dir, "created", fp)
+	return nil
+}
