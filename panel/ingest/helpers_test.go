@@ -192,3 +192,5 @@ func timelineLen(t *testing.T, st *store.Store, license, instance string) int {
 }
 
 var errNotYet = errors.New("not yet")
+
+func nilFilter() store.HostFilter { return store.HostFilter{} }
