@@ -1,0 +1,96 @@
+package login_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/chromedp/chromedp"
+
+	"github.com/corrosion/corrosion/internal/browsertest"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// home stands in for the fleet page: a framed page with the log-out button.
+type home struct{}
+
+func (home) Routes() []httpx.Route {
+	return []httpx.Route{{Pattern: "GET /{$}", Need: httpx.View, Handler: func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		ctx := templ.WithChildren(r.Context(), templ.Raw(`<h1 id="home">Fleet</h1>`))
+		return ui.Layout(server.PageFor(p, "Fleet", ui.NavFleet)).Render(ctx, w)
+	}}}
+}
+
+func TestLogin_Browser(t *testing.T) {
+	p := paneltest.Start(t, paneltest.Options{Features: func(paneltest.Deps) []httpx.Feature { return []httpx.Feature{home{}} }})
+	pw := p.AddUser(t, "alice", auth.RoleOperator)
+	b := browsertest.New(t)
+	tab := b.Tab(1280, 800)
+
+	browsertest.Run(t, tab, 20*time.Second, "open the fleet, land on the login page",
+		chromedp.Navigate(p.URL+"/"),
+		chromedp.WaitVisible(`#login-name`, chromedp.ByQuery),
+	)
+	var loc string
+	browsertest.Run(t, tab, 5*time.Second, "location", chromedp.Location(&loc))
+	if !strings.HasSuffix(loc, "/login?next=%2F") {
+		t.Fatalf("not logged in, / went to %s", loc)
+	}
+	browsertest.Screenshot(t, tab, "panel-login")
+
+	var msg string
+	browsertest.Run(t, tab, 20*time.Second, "wrong password",
+		chromedp.SendKeys(`#login-name`, "alice", chromedp.ByQuery),
+		chromedp.SendKeys(`#login-password`, "not the password", chromedp.ByQuery),
+		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-login-error]`, chromedp.ByQuery),
+		chromedp.Text(`[data-login-error]`, &msg, chromedp.ByQuery),
+	)
+	if msg != "Wrong username or password." {
+		t.Fatalf("wrong password shows %q", msg)
+	}
+	var name string
+	browsertest.Run(t, tab, 5*time.Second, "the name is kept", chromedp.Value(`#login-name`, &name, chromedp.ByQuery))
+	if name != "alice" {
+		t.Fatalf("name field after a failed login: %q", name)
+	}
+	browsertest.Screenshot(t, tab, "panel-login-error")
+
+	p.BrowserLogin(t, tab, "alice", pw)
+	var who string
+	browsertest.Run(t, tab, 20*time.Second, "logged in: the fleet with the operator's name",
+		chromedp.WaitVisible(`#home`, chromedp.ByQuery),
+		chromedp.Text(`.whoami .user`, &who, chromedp.ByQuery),
+	)
+	if !strings.Contains(who, "alice") {
+		t.Fatalf("top bar shows %q", who)
+	}
+
+	var flash string
+	browsertest.Run(t, tab, 20*time.Second, "log out",
+		chromedp.Click(`form[action="/logout"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#login-name`, chromedp.ByQuery),
+		chromedp.Text(`.flash`, &flash, chromedp.ByQuery),
+	)
+	if flash != "You are logged out." {
+		t.Fatalf("after logout the page says %q", flash)
+	}
+	browsertest.Run(t, tab, 20*time.Second, "the fleet needs a login again",
+		chromedp.Navigate(p.URL+"/"),
+		chromedp.WaitVisible(`#login-name`, chromedp.ByQuery),
+	)
+
+	phone := b.Tab(390, 844)
+	browsertest.Run(t, phone, 20*time.Second, "login on a phone", chromedp.Navigate(p.URL+"/login"), chromedp.WaitVisible(`#login-name`, chromedp.ByQuery))
+	browsertest.Screenshot(t, phone, "panel-login-phone")
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("page errors: %v", errs)
+	}
+}
