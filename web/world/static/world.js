@@ -84,7 +84,12 @@
     u16() { this.need(2); const v = this.dv.getUint16(this.o); this.o += 2; return v; }
     i32() { this.need(4); const v = this.dv.getInt32(this.o); this.o += 4; return v; }
     u64() { this.need(8); const v = this.dv.getBigUint64(this.o); this.o += 8; return v; }
-    rest() { const s = dec.decode(new Uint8Array(this.dv.buffer, this.dv.byteOffset + this.o)); this.o = this.dv.byteLength; return s; }
+    rest() {
+      let s;
+      try { s = dec.decode(new Uint8Array(this.dv.buffer, this.dv.byteOffset + this.o)); } catch { throw new Malformed('text is not UTF-8'); }
+      this.o = this.dv.byteLength;
+      return s;
+    }
   }
 
   // ======================= connection =======================
@@ -95,6 +100,7 @@
   const wsURL = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + (body.dataset.ws || '/ws');
   const KEEPALIVE_MS = 10000;
   const RECONNECT_MAX_S = 10;
+  const LOGIN_TIMEOUT_MS = 15000;
 
   const conn = {
     ws: null, // the live socket, or null
@@ -124,6 +130,10 @@
     conn.leaving = false;
     setConn('connecting', conn.retries ? 'Reconnecting…' : 'Connecting…');
     ws.onopen = () => send(new Out(C.login).str8(conn.creds.name).str8(conn.creds.pass));
+    // A world that never answers the login must not leave a spinner forever.
+    setTimeout(() => {
+      if (conn.ws === ws && !conn.loggedIn) { conn.why = `World ${WORLD} did not answer the login in ${LOGIN_TIMEOUT_MS / 1000} s.`; ws.close(); }
+    }, LOGIN_TIMEOUT_MS);
     ws.onmessage = (ev) => { if (conn.ws === ws) receive(ev.data); };
     ws.onclose = () => { if (conn.ws === ws) closed(); };
   }
@@ -143,7 +153,8 @@
     try {
       handler(new In(dv));
     } catch (e) {
-      console.warn('world client: cannot read frame', op, e && e.message);
+      if (!(e instanceof Malformed)) throw e; // a bug here must show
+      console.warn('world client: cannot read frame', op, e.message);
     }
   }
 
@@ -157,7 +168,8 @@
       return;
     }
     if (!wasIn && conn.retries === 0) {
-      showLogin(`Could not reach World ${WORLD}: the connection closed. Try again.`);
+      showLogin(conn.why || `Could not reach World ${WORLD}: the connection closed. Try again.`);
+      conn.why = '';
       return;
     }
     scheduleReconnect(conn.why || 'Connection to the world lost.');
@@ -223,6 +235,7 @@
       game.pos = p;
       if (first || !game.drawn) { game.drawn = { x: p.x, y: p.y }; if (view.follow) snapCamera(); }
       if (game.target && game.target.x === p.x && game.target.y === p.y) game.target = null;
+      holdTarget();
       $('pos').textContent = `${p.x}, ${p.y}`;
       requestDraw();
     },
@@ -473,9 +486,18 @@
     if (x < 0 || y < 0 || x >= game.map.width || y >= game.map.height) return;
     if (send(new Out(C.walk).u16(x).u16(y))) {
       game.target = { x, y };
+      holdTarget();
       view.follow = true;
       requestDraw();
     }
+  }
+
+  // holdTarget keeps the walk marker while the player moves: a walk that
+  // stops short (water, a wall) drops it two ticks after the last step.
+  let targetTimer = 0;
+  function holdTarget() {
+    clearTimeout(targetTimer);
+    targetTimer = setTimeout(() => { game.target = null; requestDraw(); }, 1500);
   }
 
   function zoom(d) {
@@ -750,7 +772,7 @@
   $('login-form').onsubmit = (e) => {
     e.preventDefault();
     const name = $('login-name').value.trim(), pass = $('login-pass').value;
-    if (!validName(name)) { $('login-error').textContent = 'A name is 1–12 letters, digits, spaces or _, not starting or ending with a space.'; return; }
+    if (!validName(name)) { $('login-error').textContent = 'A name is 1–12 letters, digits, spaces or _, not starting or ending with a space or _.'; return; }
     if (pass.length === 0 || enc.encode(pass).length > 255) { $('login-error').textContent = 'Type a password (at most 255 bytes).'; return; }
     $('login-error').textContent = '';
     conn.creds = { name, pass };
