@@ -34,6 +34,9 @@ type Deps struct {
 	Sessions *auth.Sessions
 	Audit    server.Auditor      // login rows (ok, failed, rate-limited)
 	Gatherer prometheus.Gatherer // what /metrics serves; nil: /metrics is not served
+	// Registry gets the login counters (corrosion_panel_logins_total);
+	// nil: not registered.
+	Registry prometheus.Registerer
 	Metrics  MetricsAccess
 	// Health reports whether the panel can serve (its database answers);
 	// nil: always healthy.
@@ -52,8 +55,9 @@ type MetricsAccess struct {
 
 // Feature serves the login page, logout, metrics and health.
 type Feature struct {
-	d   Deps // immutable after New
-	log *slog.Logger
+	d      Deps // immutable after New
+	log    *slog.Logger
+	logins *prometheus.CounterVec // by result: ok, wrong, rate_limited, disabled, busy, error
 }
 
 // New returns the feature.
@@ -61,7 +65,18 @@ func New(d Deps) *Feature {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Feature{d: d, log: d.Logger.With("component", "login")}
+	f := &Feature{d: d, log: d.Logger.With("component", "login"),
+		logins: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corrosion_panel_logins_total",
+			Help: "Login attempts by result (ok, wrong, rate_limited, disabled, busy, error).",
+		}, []string{"result"})}
+	for _, r := range []string{"ok", "wrong", "rate_limited", "disabled", "busy", "error"} {
+		f.logins.WithLabelValues(r) // every series exists from the start
+	}
+	if d.Registry != nil {
+		d.Registry.MustRegister(f.logins)
+	}
+	return f
 }
 
 // Routes implements httpx.Feature.
@@ -105,11 +120,11 @@ func (f *Feature) login(w http.ResponseWriter, r *http.Request, _ *auth.Principa
 		form.Error = "Enter your username and password."
 		return f.again(w, r, http.StatusBadRequest, form)
 	}
-	server.SetAuditTarget(r, form.Name)
 	l, err := f.d.Sessions.Login(r.Context(), form.Name, password, auth.RemoteHost(r))
 	if err != nil {
 		return f.failed(w, r, form, err)
 	}
+	f.logins.WithLabelValues("ok").Inc()
 	f.audit(r, l.Principal, form.Name, store.AuditOK, "")
 	f.d.Sessions.SetCookie(w, r, l)
 	http.Redirect(w, r, orRoot(form.Next), http.StatusSeeOther)
@@ -119,26 +134,27 @@ func (f *Feature) login(w http.ResponseWriter, r *http.Request, _ *auth.Principa
 // failed renders a failed login and writes its audit row.
 func (f *Feature) failed(w http.ResponseWriter, r *http.Request, form ui.LoginForm, err error) error {
 	var limited *auth.RateLimitedError
-	status, result := http.StatusUnauthorized, store.AuditDenied
-	form.Error = err.Error()
+	status, result, metric := http.StatusUnauthorized, store.AuditDenied, "wrong"
 	switch {
 	case errors.Is(err, auth.ErrBadCredentials):
 		form.Error = "Wrong username or password."
 	case errors.As(err, &limited):
-		status = http.StatusTooManyRequests
-		w.Header().Set("Retry-After", strconv.Itoa(int((limited.Wait+time.Second-1)/time.Second)))
-		form.Error = "Too many failed logins, try again in " + strconv.Itoa(int((limited.Wait+time.Second-1)/time.Second)) + " s."
+		secs := strconv.Itoa(int((limited.Wait + time.Second - 1) / time.Second))
+		status, metric = http.StatusTooManyRequests, "rate_limited"
+		w.Header().Set("Retry-After", secs)
+		form.Error = "Too many failed logins, try again in " + secs + " s."
 	case errors.Is(err, auth.ErrDisabled):
-		status = http.StatusForbidden
+		status, metric = http.StatusForbidden, "disabled"
 		form.Error = "This account is disabled. Ask an admin to enable it."
 	case errors.Is(err, auth.ErrBusy):
-		status, result = http.StatusServiceUnavailable, store.AuditError
+		status, result, metric = http.StatusServiceUnavailable, store.AuditError, "busy"
 		form.Error = "The panel is busy checking other logins. Try again in a moment."
 	default:
 		f.log.Error("login failed", "user", form.Name, "err", err)
-		status, result = http.StatusInternalServerError, store.AuditError
+		status, result, metric = http.StatusInternalServerError, store.AuditError, "error"
 		form.Error = "The panel cannot check logins right now; the error has been logged."
 	}
+	f.logins.WithLabelValues(metric).Inc()
 	f.audit(r, nil, form.Name, result, err.Error())
 	return f.again(w, r, status, form)
 }

@@ -187,6 +187,9 @@ func TestLogin_MetricsAccess(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, "corrosion_panel_http_request_seconds") {
 		t.Fatalf("admin GET /metrics = %d\n%.500s", status, body)
 	}
+	if !strings.Contains(body, `corrosion_panel_logins_total{result="ok"} 1`) {
+		t.Errorf("metrics do not count the admin's login:\n%s", grepLines(body, "logins_total"))
+	}
 	viewer := p.Client(t, "vic", p.AddUser(t, "vic", auth.RoleViewer))
 	for name, c := range map[string]*paneltest.Client{"anonymous": p.AnonClient(t), "viewer": viewer} {
 		if status, _ := c.Get("/metrics"); status != http.StatusUnauthorized {
@@ -225,4 +228,14 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -186,7 +186,7 @@ func (p *Panel) startLife(ln net.Listener) {
 			l.wg.Add(1)
 			go func() { defer l.wg.Done(); fn(ctx) }()
 		}}
-	feats := []httpx.Feature{login.New(login.Deps{Sessions: l.sessions, Audit: l.store, Gatherer: l.registry,
+	feats := []httpx.Feature{login.New(login.Deps{Sessions: l.sessions, Audit: l.store, Gatherer: l.registry, Registry: l.registry,
 		Metrics: p.opts.Metrics, Health: func(ctx context.Context) error { return l.store.Pool().Ping(ctx) }, Logger: p.log})}
 	if p.opts.Features != nil {
 		feats = append(feats, p.opts.Features(d)...)
