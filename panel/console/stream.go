@@ -27,6 +27,12 @@ const (
 	// one event.
 	writeTimeout   = 30 * time.Second
 	backlogTimeout = 5 * time.Second
+	// seamSettle is how long a stream waits after the backlog before it
+	// takes the live lines that arrived meanwhile: the agent may publish
+	// a line just before it answers logs, and that message can reach the
+	// hub's callback after the reply; waiting lets it land, so overlap
+	// finds it and it is not shown twice.
+	seamSettle = 150 * time.Millisecond
 )
 
 // SSE event names (console.js listens for them).
@@ -78,6 +84,13 @@ func (f *Feature) sendBacklog(ctx context.Context, sw *sseWriter, wt *Watcher, l
 	}
 	if err := sw.event(EventBacklog, linesEvent{Lines: encodeLines(logs.Lines)}); err != nil {
 		return err
+	}
+	t := time.NewTimer(seamSettle)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	case <-t.C:
 	}
 	live, dropped := wt.Take()
 	live = live[overlap(logs.Lines, live):]

@@ -1,0 +1,121 @@
+package console_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/corrosion/corrosion/agent/rcon/rcontest"
+	"github.com/corrosion/corrosion/internal/browsertest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
+	"github.com/corrosion/corrosion/panel/fleetui"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/ingest"
+	"github.com/corrosion/corrosion/panel/livestate"
+	"github.com/corrosion/corrosion/panel/paneltest"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// fullPanel is a test panel wired as corrosion-panel serve wires it:
+// ingest, the live state hub, the fleet pages (whose Head fills the
+// instance frame) and the console feature.
+func fullPanel(t *testing.T) *paneltest.Panel {
+	t.Helper()
+	return paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
+		ing, err := ingest.New(ingest.Config{FlushEvery: 50 * time.Millisecond}, d.Store, d.NC, d.Logger, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
+		live, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Go(func(ctx context.Context) { _ = live.Run(ctx) })
+		head := func(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
+			return fleetui.Head(ctx, d.Store, license, instance, p)
+		}
+		return []httpx.Feature{
+			fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: live, Logger: d.Logger}),
+			console.New(console.Deps{NATS: d.NC, Head: head, Logger: d.Logger}),
+		}
+	}})
+}
+
+// In chromium: console lines appear (backlog and live), a line typed in
+// the input reaches the game and its echo comes back; an RCON command
+// shows its output and up-arrow brings it back.
+func TestBrowser_ConsoleAndRCON(t *testing.T) {
+	p := fullPanel(t)
+	p.AddLicense(t, licA)
+	rc := rcontest.NewSource(t, rcontest.SourceOptions{Password: "pw",
+		Handler: func(cmd string) string { return "players: 2/64\nmap: procedural (seed 42)\ncommand was: " + cmd }})
+	paneltest.StartAgent(t, p.NATSURL, licA, paneltest.AgentInstance{ID: "game", Label: "Demo world", Autostart: true,
+		Args: []string{"-banner", "hello from the game", "-stdout-lines", "4", "-stderr-lines", "1", "-line", "tick: 12 players online"},
+		RCON: &paneltest.AgentRCON{Kind: "source", Port: rc.Port(), Password: "pw"}})
+	pw := p.AddUser(t, "olga", auth.RoleOperator, licA)
+	c := p.Client(t, "olga", pw)
+	poll.True(t, 15*time.Second, "the instance reached the store", func() bool {
+		status, _ := c.Get(gameURL + "/console")
+		return status == 200
+	})
+	b := browsertest.New(t)
+	tab := b.Tab(1280, 800)
+	p.BrowserLogin(t, tab, "olga", pw)
+	var state string
+	browsertest.Run(t, tab, 30*time.Second, "open the console and see lines",
+		chromedp.Navigate(p.URL+gameURL+"/console"),
+		waitText(`[data-console-out]`, "hello from the game"),
+		waitText(`[data-console-out]`, "tick: 12 players online"),
+		chromedp.SendKeys(`input[name=line]`, "say hello-browser"+kb.Enter, chromedp.ByQuery),
+		waitText(`[data-console-out]`, "echo: say hello-browser"),
+		chromedp.Text(`[data-console-state]`, &state, chromedp.ByQuery),
+	)
+	if !strings.HasPrefix(state, "Live") {
+		t.Fatalf("console state %q, want Live", state)
+	}
+	browsertest.Screenshot(t, tab, "panel-console")
+	var value string
+	browsertest.Run(t, tab, 30*time.Second, "run an RCON command",
+		chromedp.Navigate(p.URL+gameURL+"/rcon"),
+		chromedp.WaitVisible(`input[name=command]`, chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=command]`, "status"+kb.Enter, chromedp.ByQuery),
+		waitText(`#rcon-history`, "command was: status"),
+		chromedp.SendKeys(`input[name=command]`, kb.ArrowUp, chromedp.ByQuery),
+		chromedp.Value(`input[name=command]`, &value, chromedp.ByQuery),
+	)
+	if value != "status" {
+		t.Fatalf("up arrow gave %q, want the last command", value)
+	}
+	browsertest.Screenshot(t, tab, "panel-rcon")
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("page errors: %q", errs)
+	}
+}
+
+// waitText waits until the element's text holds want.
+func waitText(sel, want string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for {
+			var text string
+			if err := chromedp.Run(ctx, chromedp.Text(sel, &text, chromedp.ByQuery)); err != nil {
+				return err
+			}
+			if strings.Contains(text, want) {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+}
+
