@@ -118,4 +118,3 @@ func waitText(sel, want string) chromedp.Action {
 		}
 	})
 }
-
