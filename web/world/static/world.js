@@ -328,7 +328,7 @@
   const canvas = $('map');
   const ctx = canvas.getContext('2d');
   const ZOOMS = [4, 6, 8, 10, 12, 16, 20, 24, 32]; // CSS pixels per tile
-  const view = { zoom: 4, follow: true, cam: { x: 0, y: 0 }, img: null, imgReady: false, pending: false, last: 0 };
+  const view = { zoom: 4, follow: true, hover: null, cam: { x: 0, y: 0 }, img: null, imgReady: false, pending: false, last: 0 };
   const tilePx = () => ZOOMS[view.zoom];
 
   function loadMap() {
@@ -393,6 +393,11 @@
     canvas.dataset.tilePx = String(t);
     const ox = w / 2 - view.cam.x * t, oy = h / 2 - view.cam.y * t;
     drawTerrain(ox, oy, t);
+    if (view.hover && game.map) {
+      ctx.strokeStyle = 'rgba(255, 255, 255, 0.55)';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(ox + view.hover.x * t + 0.5, oy + view.hover.y * t + 0.5, t - 1, t - 1);
+    }
     if (game.target) drawTarget(ox + (game.target.x + 0.5) * t, oy + (game.target.y + 0.5) * t, t);
     for (const p of game.nearby.values()) {
       drawPlayer(ox + (p.dx + 0.5) * t, oy + (p.dy + 0.5) * t, t, p.name, game.friends.has(p.key) ? 'friend' : 'other');
@@ -426,7 +431,7 @@
   }
 
   const PLAYER_STYLE = {
-    self: { fill: '#ffd34d', ring: '#ffffff', label: '#ffe9a8', font: '700 13px system-ui, sans-serif' },
+    self: { fill: '#ffd34d', ring: '#2a1a02', label: '#ffe9a8', font: '700 13px system-ui, sans-serif' },
     friend: { fill: '#3ecf7a', ring: '#0b1a10', label: '#b8f5cf', font: '600 12px system-ui, sans-serif' },
     other: { fill: '#7cc4ff', ring: '#0b1424', label: '#e7ecf5', font: '500 12px system-ui, sans-serif' },
   };
@@ -436,18 +441,25 @@
     const r = Math.max(4.5, t * (kind === 'self' ? 0.5 : 0.42));
     ctx.fillStyle = 'rgba(0,0,0,0.35)';
     ctx.beginPath(); ctx.ellipse(x, y + r * 0.8, r, r * 0.45, 0, 0, Math.PI * 2); ctx.fill();
+    if (kind === 'self') { // a halo, so you stand out on any ground
+      ctx.fillStyle = 'rgba(255, 211, 77, 0.35)';
+      ctx.beginPath(); ctx.arc(x, y, r + 5, 0, Math.PI * 2); ctx.fill();
+    }
     ctx.fillStyle = s.fill;
     ctx.strokeStyle = s.ring;
     ctx.lineWidth = kind === 'self' ? 2.5 : 1.5;
     ctx.beginPath(); ctx.arc(x, y, r, 0, Math.PI * 2); ctx.fill(); ctx.stroke();
     ctx.font = s.font;
     ctx.textAlign = 'center';
-    ctx.textBaseline = 'bottom';
+    // Your name below your dot, others above theirs: neighbours' labels do not collide.
+    const below = kind === 'self';
+    ctx.textBaseline = below ? 'top' : 'bottom';
+    const ly = below ? y + r + 6 : y - r - 3;
     ctx.lineWidth = 3;
     ctx.strokeStyle = 'rgba(0,0,0,0.8)';
-    ctx.strokeText(name, x, y - r - 3);
+    ctx.strokeText(name, x, ly);
     ctx.fillStyle = s.label;
-    ctx.fillText(name, x, y - r - 3);
+    ctx.fillText(name, x, ly);
   }
 
   // ======================= input =======================
@@ -458,7 +470,7 @@
     canvas.setPointerCapture(e.pointerId);
   });
   canvas.addEventListener('pointermove', (e) => {
-    if (drag.id !== e.pointerId) return;
+    if (drag.id !== e.pointerId) { hoverAt(e); return; }
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     if (!drag.moved && Math.hypot(dx, dy) < 6) return;
     drag.moved = true;
@@ -475,14 +487,31 @@
     if (!drag.moved) walkTo(e.clientX, e.clientY);
   });
   canvas.addEventListener('pointercancel', () => { drag.id = null; canvas.classList.remove('dragging'); });
+  canvas.addEventListener('pointerleave', () => { view.hover = null; requestDraw(); });
+
+  // tileAt is the map tile under a screen point.
+  function tileAt(cx, cy) {
+    const rect = canvas.getBoundingClientRect(), t = tilePx();
+    return {
+      x: Math.floor(view.cam.x + (cx - rect.left - rect.width / 2) / t),
+      y: Math.floor(view.cam.y + (cy - rect.top - rect.height / 2) / t),
+    };
+  }
+
+  // hoverAt outlines the tile under a mouse (not a finger) for aiming.
+  function hoverAt(e) {
+    if (e.pointerType !== 'mouse' || !game.map) return;
+    const h = tileAt(e.clientX, e.clientY);
+    if (view.hover && view.hover.x === h.x && view.hover.y === h.y) return;
+    view.hover = h;
+    requestDraw();
+  }
   canvas.addEventListener('wheel', (e) => { e.preventDefault(); zoom(e.deltaY < 0 ? 1 : -1); }, { passive: false });
 
   // walkTo sends Walk to the tile under a screen point.
   function walkTo(cx, cy) {
     if (!conn.loggedIn || !game.map) return;
-    const rect = canvas.getBoundingClientRect(), t = tilePx();
-    const x = Math.floor(view.cam.x + (cx - rect.left - rect.width / 2) / t);
-    const y = Math.floor(view.cam.y + (cy - rect.top - rect.height / 2) / t);
+    const { x, y } = tileAt(cx, cy);
     if (x < 0 || y < 0 || x >= game.map.width || y >= game.map.height) return;
     if (send(new Out(C.walk).u16(x).u16(y))) {
       game.target = { x, y };
