@@ -33,7 +33,7 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 	paneltest.StartAgent(t, p.NATSURL, "lic-a", paneltest.AgentInstance{ID: "game1", Autostart: true})
 
 	// Live: the row arrives by itself, online.
-	live.waitFor(t, "host-lic-a", "st-online")
+	live.waitFor(t, "hostbadge-lic-a", "st-online")
 	// And a fresh load from the store shows it too.
 	poll.Until(t, 20*time.Second, func() error {
 		_, body := c.Get("/")
@@ -85,7 +85,7 @@ func TestPower_StopThenStart_ReachesGameAndLiveStream(t *testing.T) {
 	poll.True(t, 20*time.Second, "the game process exits", func() bool { return !alive(pid) })
 	live.waitFor(t, "badge-game1", "st-stopped")
 	live.waitFor(t, "power-game1", `value="start"`)
-	hostLive.waitFor(t, "row-game1", "st-stopped")
+	hostLive.waitFor(t, "badge-game1", "st-stopped")
 
 	_ = os.Remove(pidFile)
 	power(t, c, "start", http.StatusAccepted)
@@ -189,7 +189,7 @@ func TestScoping_OperatorSeesOnlyGrantedLicenses(t *testing.T) {
 	apw := p.AddUser(t, "ada", auth.RoleAdmin)
 	op, admin := p.Client(t, "olga", opw), p.Client(t, "ada", apw)
 	ctx := context.Background()
-	publishHeartbeat(t, p, "lic-b", "secret-host")
+	publishHeartbeat(t, p, "lic-b", "secret-host", "v1")
 	poll.Until(t, 20*time.Second, func() error {
 		h, err := p.Store.Host(ctx, "lic-b")
 		if err != nil || !h.Seen {
@@ -215,14 +215,14 @@ func TestScoping_OperatorSeesOnlyGrantedLicenses(t *testing.T) {
 	_, adminLive := openStream(t, p, admin, "/live/fleet")
 	_, opHost := openStream(t, p, op, "/live/hosts/lic-a")
 	publishStatus(t, p, "lic-b", "game1", wire.StateCrashed)
-	publishHeartbeat(t, p, "lic-b", "secret-host")
-	publishHeartbeat(t, p, "lic-a", "own-host") // after lic-b's: once it arrives, lic-b's would have
-	opLive.waitFor(t, "host-lic-a", "own-host")
-	adminLive.waitFor(t, "host-lic-b", "secret-host")
+	publishHeartbeat(t, p, "lic-b", "secret-host", "secret-version")
+	publishHeartbeat(t, p, "lic-a", "own-host", "own-version") // after lic-b's: once it arrives, lic-b's would have
+	opLive.waitFor(t, "host-agent-lic-a", "own-version")
+	adminLive.waitFor(t, "host-agent-lic-b", "secret-version")
 	opHost.waitFor(t, "hostbadge-lic-a", "online")
 	for _, s := range []*stream{opLive, opHost} {
 		for _, e := range s.all() {
-			if strings.Contains(e.Name+e.Data, "lic-b") || strings.Contains(e.Data, "secret-host") {
+			if strings.Contains(e.Name+e.Data, "lic-b") || strings.Contains(e.Data, "secret") {
 				t.Fatalf("an operator's stream carried another license's event: %+v", e)
 			}
 		}
@@ -230,10 +230,10 @@ func TestScoping_OperatorSeesOnlyGrantedLicenses(t *testing.T) {
 }
 
 // publishHeartbeat publishes a heartbeat as an agent of license would.
-func publishHeartbeat(t *testing.T, p *paneltest.Panel, license, hostname string) {
+func publishHeartbeat(t *testing.T, p *paneltest.Panel, license, hostname, version string) {
 	t.Helper()
 	cpu := 12.5
-	hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now(), Agent: wire.AgentInfo{Version: "test", OS: "linux", Arch: "amd64"},
+	hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now(), Agent: wire.AgentInfo{Version: version, OS: "linux", Arch: "amd64"},
 		Host:      wire.HostInfo{Hostname: hostname, CPUPercent: &cpu},
 		Instances: []wire.InstanceReport{{ID: "game1", Game: "generic", State: wire.StateRunning, PID: 42}}}
 	publish(t, p, wire.HeartbeatSubject(license), hb)

@@ -48,6 +48,7 @@ type liveHost struct {
 	eventAt  map[string]time.Time // last status event per instance
 	shownOn  bool                 // the online state the streams last got
 	shownOld string               // the stale text the streams last got
+	sent     map[string][]byte    // the last fragment sent per event name and audience (dedupe)
 }
 
 // NewModel returns the fleet's live state model for a livestate hub.
@@ -118,7 +119,7 @@ func (m *model) seed(ctx context.Context, h store.Host, now time.Time) (*liveHos
 		return nil, err
 	}
 	lh := &liveHost{host: h, insts: map[string]*store.Instance{}, checked: now,
-		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}}
+		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}, sent: map[string][]byte{}}
 	for i := range insts {
 		lh.insts[insts[i].ID] = &insts[i]
 		lh.order = append(lh.order, insts[i].ID)
@@ -152,7 +153,7 @@ func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.Vi
 		set = lh.status(ev.Instance, ev.Status, ev.Received)
 	}
 	lh.touch(set, ev.Received)
-	return m.render(lh, set, want, ev.Received)
+	return m.render(lh, set, want, ev.Received, true)
 }
 
 // Tick re-evaluates every host's online state and stale text; a change
@@ -166,7 +167,7 @@ func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []
 		}
 		set := renderSet{host: true, insts: lh.order}
 		lh.touch(set, now)
-		out = append(out, m.render(lh, set, want, now)...)
+		out = append(out, m.render(lh, set, want, now, true)...)
 	}
 	return out
 }
@@ -179,7 +180,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		for _, lh := range m.hosts {
 			if lh.changed.After(since) {
 				set := renderSet{host: true, fleetNew: lh.seenAt.After(since)}
-				out = append(out, m.render(lh, set, livestate.ViewFleet, now)...)
+				out = append(out, m.render(lh, set, livestate.ViewFleet, now, false)...)
 			}
 		}
 		return out
@@ -200,7 +201,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 			set.timeline = append(set.timeline, id)
 		}
 	}
-	return m.render(lh, set, sub.View, now)
+	return m.render(lh, set, sub.View, now, false)
 }
 
 func (lh *liveHost) touch(set renderSet, now time.Time) {

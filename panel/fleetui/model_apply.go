@@ -15,7 +15,7 @@ type renderSet struct {
 	insts    []string
 	timeline []string
 	fleetNew bool // a host the open fleet pages may not list
-	removed  bool // an instance disappeared: host and instance pages refetch
+	layout   bool // an instance appeared or disappeared: host and instance pages refetch
 }
 
 // heartbeat applies a heartbeat received at now.
@@ -39,6 +39,9 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
 	if h.FirstSeen.IsZero() {
 		h.FirstSeen = now
 	}
+	if h.Interval <= 0 {
+		h.Interval = store.DefaultInterval // the store's until it has observed one
+	}
 	h.LastHeartbeat, h.GoingOffline, h.Probe = now, time.Time{}, hb.Probe
 	if h.CPUPercent != nil && now.Sub(lh.sparkAt) >= sparkEvery {
 		lh.spark = append(lh.spark, *h.CPUPercent)
@@ -51,13 +54,15 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
 	for i := range hb.Instances {
 		rep := &hb.Instances[i]
 		seen[rep.ID] = true
-		lh.report(rep, hb.Timestamp)
+		if lh.report(rep, hb.Timestamp) {
+			set.layout = true
+		}
 		set.insts = append(set.insts, rep.ID)
 	}
 	for id := range lh.insts {
 		if !seen[id] {
 			delete(lh.insts, id)
-			set.removed = true
+			set.layout = true
 		}
 	}
 	lh.order = slices.DeleteFunc(lh.order, func(id string) bool { return !seen[id] })
@@ -66,30 +71,34 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
 }
 
 // report applies one instance of a heartbeat stamped at (agent clock).
-func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) {
+func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) {
 	in := lh.insts[rep.ID]
 	if in == nil {
 		in = &store.Instance{License: lh.host.License, ID: rep.ID, State: rep.State, StateSince: at}
 		lh.insts[rep.ID] = in
 		lh.order = append(lh.order, rep.ID)
+		added = true
 	}
 	in.Game, in.Label = rep.Game, rep.Label
 	if at.Before(in.StateSince) {
-		return // a status event newer than this heartbeat already set the state
+		return added // a status event newer than this heartbeat already set the state
 	}
 	if in.State != rep.State {
 		in.State, in.StateSince = rep.State, at
 	}
 	in.PID, in.UptimeSeconds, in.CPUPercent, in.RSSMB, in.UpdatedAt = rep.PID, rep.UptimeSeconds, rep.CPUPercent, i64(rep.RSSMB), at
+	return added
 }
 
 // status applies an instance's status event.
 func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) renderSet {
 	in := lh.insts[id]
+	set := renderSet{host: true, insts: []string{id}, timeline: []string{id}}
 	if in == nil {
 		in = &store.Instance{License: lh.host.License, ID: id}
 		lh.insts[id] = in
 		lh.order = append(lh.order, id)
+		set.layout = true
 	}
 	at := ev.Timestamp
 	if at.IsZero() {
@@ -104,7 +113,7 @@ func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) rende
 		in.CPUPercent, in.RSSMB = nil, nil
 	}
 	lh.counts()
-	return renderSet{host: true, insts: []string{id}, timeline: []string{id}}
+	return set
 }
 
 func i64(v *uint64) *int64 {

@@ -121,7 +121,7 @@ func hostPage(h store.Host, spark []float64, now time.Time) ui.HostPage {
 		hp.Cores = strconv.Itoa(*h.CPUCores)
 	}
 	if h.Seen {
-		hp.Interval = ui.Duration(h.Interval)
+		hp.Interval = ui.Duration(store.ClampInterval(h.Interval))
 	}
 	hp.ProbeAt, hp.Probes = probeRows(h.Probe)
 	return hp

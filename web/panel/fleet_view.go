@@ -76,8 +76,25 @@ func (f FleetPage) selfURL() string {
 	return "/?" + strings.Join(q, "&")
 }
 
-// Fleet event names.
-func EventFleetRow(license string) string { return "host-" + license }
+// Cell names a live cell of a fleet or instance table row.
+type Cell string
+
+// The live cells.
+const (
+	CellAgent   Cell = "agent"
+	CellCPU     Cell = "cpu"
+	CellMem     Cell = "mem"
+	CellDisk    Cell = "disk"
+	CellCounts  Cell = "counts"
+	CellUptime  Cell = "uptime"
+	CellCrashes Cell = "crashes"
+)
+
+// EventHostCell is the event of one cell of a host's fleet row.
+func EventHostCell(license string, c Cell) string { return "host-" + string(c) + "-" + license }
+
+// EventInstanceCell is the event of one cell of an instance's host table row.
+func EventInstanceCell(instance string, c Cell) string { return "inst-" + string(c) + "-" + instance }
 
 // EventFleetChanged tells the fleet page a host it may not list appeared.
 const EventFleetChanged = "fleet-changed"

@@ -57,8 +57,11 @@ type InstanceRow struct {
 	Why        string // why CanAct is false
 }
 
+// EventLayout tells a host page an instance appeared or disappeared: its
+// instance table fetches itself again (after ingest has written it).
+const EventLayout = "layout"
+
 // Host page event names.
-func EventInstanceRow(instance string) string { return "row-" + instance }
 func EventHostFacts(license string) string    { return "hostfacts-" + license }
 func EventHostBeat(license string) string     { return "beat-" + license }
 func EventHostProbes(license string) string   { return "probes-" + license }

@@ -1,0 +1,67 @@
+package fleetui_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/corrosion/corrosion/internal/browsertest"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/paneltest"
+)
+
+func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	// game1 ignores its stop line and SIGTERM: a stop stays "stopping" for
+	// the agent's 2 s stop timeout, long enough to watch the badge move.
+	paneltest.StartAgent(t, p.NATSURL, "lic-a",
+		paneltest.AgentInstance{ID: "game1", Label: "Main world", Autostart: true, Args: []string{"-stop-line", "", "-ignore-sigterm"}},
+		paneltest.AgentInstance{ID: "game2", Label: "Test world"})
+
+	b := browsertest.New(t)
+	tab := b.Tab(1280, 800)
+	p.BrowserLogin(t, tab, "ada", pw)
+	browsertest.Run(t, tab, 30*time.Second, "fleet shows the host online",
+		chromedp.Navigate(p.URL+"/"),
+		chromedp.WaitVisible(`#host-lic-a .badge.st-online`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-fleet")
+	browsertest.Run(t, tab, 20*time.Second, "open the host",
+		chromedp.Click(`#host-lic-a a`, chromedp.ByQuery), // the row's cells are live; its link is never swapped
+		chromedp.WaitVisible(`#inst-game1 .badge.st-running`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#chart-cpu`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-host")
+	browsertest.Run(t, tab, 20*time.Second, "open the instance",
+		chromedp.Click(`#inst-game1 a`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.instframe .livebadge .badge.st-running`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#timeline`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-instance")
+	browsertest.Run(t, tab, 30*time.Second, "stop: stopping, then stopped, by itself",
+		chromedp.Click(`.pagehead button[data-power="stop"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.livebadge .badge.st-stopping`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.livebadge .badge.st-stopped`, chromedp.ByQuery),
+		chromedp.WaitEnabled(`.pagehead button[data-power="start"]`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-instance-stopped")
+	browsertest.Run(t, tab, 30*time.Second, "start: running again, by itself",
+		chromedp.Click(`.pagehead button[data-power="start"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.livebadge .badge.st-running`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#timeline tbody tr:nth-child(4)`, chromedp.ByQuery),
+	)
+
+	phone := b.Tab(390, 844)
+	p.BrowserLogin(t, phone, "ada", pw)
+	browsertest.Run(t, phone, 20*time.Second, "fleet on a phone",
+		chromedp.Navigate(p.URL+"/"),
+		chromedp.WaitVisible(`#host-lic-a .badge.st-online`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, phone, "panel-fleet-phone")
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("page errors: %v", errs)
+	}
+}
