@@ -62,6 +62,6 @@ type InstanceRow struct {
 const EventLayout = "layout"
 
 // Host page event names.
-func EventHostFacts(license string) string    { return "hostfacts-" + license }
-func EventHostBeat(license string) string     { return "beat-" + license }
-func EventHostProbes(license string) string   { return "probes-" + license }
+func EventHostFacts(license string) string  { return "hostfacts-" + license }
+func EventHostBeat(license string) string   { return "beat-" + license }
+func EventHostProbes(license string) string { return "probes-" + license }
