@@ -1,0 +1,112 @@
+package files_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/corrosion/corrosion/internal/browsertest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/files"
+	"github.com/corrosion/corrosion/panel/fleetui"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/ingest"
+	"github.com/corrosion/corrosion/panel/livestate"
+	"github.com/corrosion/corrosion/panel/paneltest"
+	ui "github.com/corrosion/corrosion/web/panel"
+)
+
+// fullPanel is a test panel wired as corrosion-panel serve wires it:
+// ingest, the live state hub, the fleet pages (whose Head fills the
+// instance frame) and the files feature.
+func fullPanel(t *testing.T) *paneltest.Panel {
+	t.Helper()
+	return paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
+		ing, err := ingest.New(ingest.Config{FlushEvery: 50 * time.Millisecond}, d.Store, d.NC, d.Logger, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
+		live, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Go(func(ctx context.Context) { _ = live.Run(ctx) })
+		head := func(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
+			return fleetui.Head(ctx, d.Store, license, instance, p)
+		}
+		return []httpx.Feature{
+			fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: live, Logger: d.Logger}),
+			files.New(files.Deps{NATS: d.NC, Head: head, Logger: d.Logger}),
+		}
+	}})
+}
+
+// In chromium: browse to a config file, edit it, save, and the change is
+// on disk (with the file's LF line ends, though the browser sends CRLF).
+func TestBrowser_EditAndSaveFile(t *testing.T) {
+	p := fullPanel(t)
+	p.AddLicense(t, licA)
+	a := paneltest.StartAgent(t, p.NATSURL, licA, paneltest.AgentInstance{ID: "game", Label: "Demo world", Autostart: true})
+	e := &env{p: p, root: a.Root("game")}
+	e.write(t, "cfg/server.cfg", "hostname \"Corrosion demo\"\nmaxplayers 10\n")
+	e.write(t, "cfg/motd.txt", "Welcome!\n")
+	e.write(t, "saves/world.sav", "\x00\x01save")
+	e.write(t, "server.log", strings.Repeat("tick\n", 300))
+	pw := p.AddUser(t, "olga", auth.RoleOperator, licA)
+	c := p.Client(t, "olga", pw)
+	poll.True(t, 15*time.Second, "the instance reached the store", func() bool {
+		status, _ := c.Get(fbase)
+		return status == 200
+	})
+	b := browsertest.New(t)
+	tab := b.Tab(1280, 800)
+	p.BrowserLogin(t, tab, "olga", pw)
+	browsertest.Run(t, tab, 30*time.Second, "browse the root",
+		chromedp.Navigate(p.URL+fbase),
+		chromedp.WaitVisible(`table.files`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-files-list")
+	var status string
+	browsertest.Run(t, tab, 30*time.Second, "open cfg/server.cfg, edit and save",
+		chromedp.Click(`//a[normalize-space(text())="cfg/"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//a[text()="server.cfg"]`, chromedp.BySearch),
+		chromedp.Click(`//a[text()="server.cfg"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`textarea.editor`, chromedp.ByQuery),
+		chromedp.SetValue(`textarea.editor`, "hostname \"Edited in the browser\"\nmaxplayers 64\n", chromedp.ByQuery),
+		chromedp.Click(`form.fileedit button[type=submit]`, chromedp.ByQuery),
+		waitText(`#save-status`, "Saved"),
+		chromedp.Text(`#save-status`, &status, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-files")
+	if got, want := e.read(t, "cfg/server.cfg"), "hostname \"Edited in the browser\"\nmaxplayers 64\n"; got != want {
+		t.Fatalf("on disk after the browser saved: %q, want %q (status %q)", got, want, status)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("page errors: %q", errs)
+	}
+}
+
+// waitText waits until the element's text holds want.
+func waitText(sel, want string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for {
+			var text string
+			if err := chromedp.Run(ctx, chromedp.Text(sel, &text, chromedp.ByQuery)); err != nil {
+				return err
+			}
+			if strings.Contains(text, want) {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+}
