@@ -177,6 +177,7 @@
   }
 
   function scheduleReconnect(why) {
+    clearTimeout(conn.retryTimer);
     conn.retries++;
     conn.countdown = Math.min(RECONNECT_MAX_S, 2 ** (conn.retries - 1));
     const tick = () => {
@@ -315,11 +316,13 @@
 
   function loginFailed(code) {
     const text = LOGIN_TEXT[code] || `Login refused (code ${code}).`;
-    const reconnecting = conn.retries > 0;
-    conn.leaving = true;
-    conn.ws.close();
-    // After a lost connection the world may still be saving the old session.
-    if (reconnecting && code === LOGIN_ALREADY && conn.retries < 6) { conn.leaving = false; scheduleReconnect('The world is still closing the old session.'); return; }
+    // After a lost connection the world may still be saving the old session:
+    // close, and closed() schedules the next try.
+    if (conn.retries > 0 && code === LOGIN_ALREADY && conn.retries < 6) {
+      conn.why = 'The world is still closing your old session.';
+      conn.ws.close();
+      return;
+    }
     endSession(text);
   }
 
