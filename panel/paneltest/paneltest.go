@@ -64,6 +64,7 @@ type Options struct {
 	// them to test real costs.
 	Auth           auth.Options
 	TrustedOrigins []string
+	TrustedProxies []string // server.Config.TrustedProxies
 	Metrics        login.MetricsAccess
 }
 
@@ -191,7 +192,7 @@ func (p *Panel) startLife(ln net.Listener) {
 	if p.opts.Features != nil {
 		feats = append(feats, p.opts.Features(d)...)
 	}
-	srv, err := server.New(server.Config{Listen: p.Addr, TrustedOrigins: p.opts.TrustedOrigins},
+	srv, err := server.New(server.Config{Listen: p.Addr, TrustedOrigins: p.opts.TrustedOrigins, TrustedProxies: p.opts.TrustedProxies},
 		server.Deps{Auth: l.sessions, Audit: l.store, Features: feats, Registry: l.registry, Logger: p.log})
 	if err != nil {
 		cancel()

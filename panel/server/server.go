@@ -46,6 +46,11 @@ type Config struct {
 	// send state-changing requests, e.g. a load balancer's public name.
 	// Same-origin requests are always allowed.
 	TrustedOrigins []string
+	// TrustedProxies are the load balancers (addresses or CIDR prefixes,
+	// e.g. "10.0.0.0/8") whose X-Forwarded-For names the client, for the
+	// audit log and the failed-login rate limit. Empty: the TCP peer is
+	// the client, and X-Forwarded-For is ignored (it is easily forged).
+	TrustedProxies []string
 }
 
 // Deps are the parts the server wires together.
@@ -100,7 +105,11 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 		s.metrics.csrfDenied.Inc()
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	s.handler = securityHeaders(cop.Handler(mux))
+	ps, err := parseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.handler = securityHeaders(ps.realIP(cop.Handler(mux)))
 	return s, nil
 }
 
