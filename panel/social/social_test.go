@@ -92,7 +92,7 @@ func TestSocial_RealEtherNodes_UpThenDown(t *testing.T) {
 	if strings.Contains(opBody, "lic-a") {
 		t.Error("the operator of lic-b sees lic-a's instance names")
 	}
-	if _, body := stranger.Get("/social"); strings.Contains(body, `data-cluster="social"`) || !strings.Contains(body, "No ether cluster") {
+	if _, body := stranger.Get("/social"); strings.Contains(body, `data-cluster="social"`) || !strings.Contains(body, "No cluster with a node on your hosts") {
 		t.Errorf("a viewer of lic-z sees the cluster:\n%s", body)
 	}
 
