@@ -1,6 +1,7 @@
 package login_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,23 +46,7 @@ func TestLogin_Browser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, tab, "panel-login")
 
-	var msg string
-	browsertest.Run(t, tab, 20*time.Second, "wrong password",
-		chromedp.SendKeys(`#login-name`, "alice", chromedp.ByQuery),
-		chromedp.SendKeys(`#login-password`, "not the password", chromedp.ByQuery),
-		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`[data-login-error]`, chromedp.ByQuery),
-		chromedp.Text(`[data-login-error]`, &msg, chromedp.ByQuery),
-	)
-	if msg != "Wrong username or password." {
-		t.Fatalf("wrong password shows %q", msg)
-	}
-	var name string
-	browsertest.Run(t, tab, 5*time.Second, "the name is kept", chromedp.Value(`#login-name`, &name, chromedp.ByQuery))
-	if name != "alice" {
-		t.Fatalf("name field after a failed login: %q", name)
-	}
-	browsertest.Screenshot(t, tab, "panel-login-error")
+	wrongPassword(t, tab)
 
 	p.BrowserLogin(t, tab, "alice", pw)
 	var who string
@@ -93,4 +78,27 @@ func TestLogin_Browser(t *testing.T) {
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %v", errs)
 	}
+}
+
+// wrongPassword submits a wrong password: the page says so in words and
+// keeps the name typed.
+func wrongPassword(t *testing.T, tab context.Context) {
+	t.Helper()
+	var msg string
+	browsertest.Run(t, tab, 20*time.Second, "wrong password",
+		chromedp.SendKeys(`#login-name`, "alice", chromedp.ByQuery),
+		chromedp.SendKeys(`#login-password`, "not the password", chromedp.ByQuery),
+		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-login-error]`, chromedp.ByQuery),
+		chromedp.Text(`[data-login-error]`, &msg, chromedp.ByQuery),
+	)
+	if msg != "Wrong username or password." {
+		t.Fatalf("wrong password shows %q", msg)
+	}
+	var name string
+	browsertest.Run(t, tab, 5*time.Second, "the name is kept", chromedp.Value(`#login-name`, &name, chromedp.ByQuery))
+	if name != "alice" {
+		t.Fatalf("name field after a failed login: %q", name)
+	}
+	browsertest.Screenshot(t, tab, "panel-login-error")
 }
