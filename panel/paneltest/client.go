@@ -121,12 +121,20 @@ func (c *Client) read(resp *http.Response) (int, string) {
 // browser has left the login page.
 func (p *Panel) BrowserLogin(t testing.TB, tab context.Context, name, password string) {
 	t.Helper()
-	browsertest.Run(t, tab, 20*time.Second, "log in as "+name,
+	browsertest.Run(t, tab, 20*time.Second, "open the login page",
 		chromedp.Navigate(p.URL+"/login"),
 		chromedp.WaitVisible(`#login-name`, chromedp.ByQuery),
 		chromedp.SendKeys(`#login-name`, name, chromedp.ByQuery),
 		chromedp.SendKeys(`#login-password`, password, chromedp.ByQuery),
 		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
-		chromedp.WaitNotPresent(`form[data-login-form]`, chromedp.ByQuery),
 	)
+	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.WaitNotPresent(`form[data-login-form]`, chromedp.ByQuery)); err != nil {
+		var msg string
+		mctx, mcancel := context.WithTimeout(tab, 2*time.Second)
+		defer mcancel()
+		_ = chromedp.Run(mctx, chromedp.Text(`[data-login-error]`, &msg, chromedp.ByQuery, chromedp.AtLeast(0)))
+		t.Fatalf("paneltest: browser login as %s stayed on the login page (%q): %v", name, msg, err)
+	}
 }
