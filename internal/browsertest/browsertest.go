@@ -74,6 +74,10 @@ func New(t testing.TB) *Browser {
 // second browser context ("no browser is open").
 func (b *Browser) Tab(width, height int64) context.Context {
 	b.t.Helper()
+	profile, err := os.MkdirTemp("", "browsertest-profile-")
+	if err != nil {
+		b.t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(b.path),
 		chromedp.Headless,
@@ -81,7 +85,7 @@ func (b *Browser) Tab(width, height int64) context.Context {
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(b.t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(int(width), int(height)),
 		// This machine's network is closed: without these, chromium keeps
 		// trying to reach Google's hosts.
@@ -94,7 +98,16 @@ func (b *Browser) Tab(width, height int64) context.Context {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
-	b.t.Cleanup(func() { cancel(); cancelAlloc() })
+	b.t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		// chromium's helper processes may still write to the profile for a
+		// moment after the browser exits: remove it with a bounded retry
+		// instead of t.TempDir's strict cleanup.
+		for i := 0; i < 50 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
@@ -166,7 +179,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func Screenshot(t testing.TB, tab context.Context, name string) string {
 	t.Helper()
 	var png []byte
-	Run(t, tab, 20*time.Second, "screenshot "+name, chromedp.FullScreenshot(&png, 90))
+	Run(t, tab, 20*time.Second, "screenshot "+name, chromedp.FullScreenshot(&png, 100)) // 100: PNG, not JPEG
 	path := filepath.Join(OutDir(t), unsafeName.ReplaceAllString(name, "_")+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatalf("write screenshot: %v", err)
