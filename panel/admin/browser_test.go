@@ -12,6 +12,7 @@ import (
 
 	"github.com/corrosion/corrosion/internal/browsertest"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/paneltest"
 )
 
 // TestAdmin_Browser: an admin adds a license and an operator with the
@@ -42,17 +43,7 @@ func TestAdmin_Browser(t *testing.T) {
 		chromedp.Click(`[data-add-user] button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`tr[data-user="bob"]`, chromedp.ByQuery),
 	)
-	if _, err := p.Store.Pool().Exec(context.Background(), `INSERT INTO panel_unknown_licenses
-		(license_id, first_seen, last_seen, messages, hostname) VALUES ('lic-new', now(), now(), 42, 'rack2-node7'),
-		('lic-stray', now(), now(), 7, 'laptop')`); err != nil {
-		t.Fatal(err)
-	}
-	browsertest.Run(t, tab, 20*time.Second, "create a license from its unknown heartbeats in one click",
-		chromedp.Navigate(p.URL+"/admin#unknown"),
-		chromedp.Click(`tr[data-unknown="lic-new"] button[type=submit]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`tr[data-license="lic-new"]`, chromedp.ByQuery),
-		chromedp.WaitNotPresent(`tr[data-unknown="lic-new"]`, chromedp.ByQuery),
-	)
+	createFromUnknown(t, p, tab)
 	var refusal string
 	browsertest.Run(t, tab, 20*time.Second, "a duplicate license is refused in words next to the form",
 		chromedp.SendKeys(`[data-add-license] input[name=id]`, "lic-a", chromedp.ByQuery),
@@ -83,4 +74,21 @@ func TestAdmin_Browser(t *testing.T) {
 			t.Errorf("page error: %s", e)
 		}
 	}
+}
+
+// createFromUnknown records heartbeats from two unknown licenses and
+// creates one of them with its row's button.
+func createFromUnknown(t *testing.T, p *paneltest.Panel, tab context.Context) {
+	t.Helper()
+	if _, err := p.Store.Pool().Exec(context.Background(), `INSERT INTO panel_unknown_licenses
+		(license_id, first_seen, last_seen, messages, hostname) VALUES ('lic-new', now(), now(), 42, 'rack2-node7'),
+		('lic-stray', now(), now(), 7, 'laptop')`); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Run(t, tab, 20*time.Second, "create a license from its unknown heartbeats in one click",
+		chromedp.Navigate(p.URL+"/admin#unknown"),
+		chromedp.Click(`tr[data-unknown="lic-new"] button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`tr[data-license="lic-new"]`, chromedp.ByQuery),
+		chromedp.WaitNotPresent(`tr[data-unknown="lic-new"]`, chromedp.ByQuery),
+	)
 }

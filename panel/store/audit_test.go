@@ -27,29 +27,8 @@ func TestRecordAudit_RejectsBadRows(t *testing.T) {
 func TestAudit_FiltersScopeAndPaging(t *testing.T) {
 	s := openP4Store(t)
 	ctx := context.Background()
-	for _, id := range []string{"lic-a", "lic-b"} {
-		if err := s.CreateLicense(ctx, id, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var alice int64
-	if err := s.Pool().QueryRow(ctx, `INSERT INTO panel_users (name, password_hash, role)
-		VALUES ('alice', 'x', 'operator') RETURNING id`).Scan(&alice); err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	rows := []store.AuditEntry{
-		{At: t0, UserID: alice, UserName: "alice", Action: "instance.power", License: "lic-a", Instance: "world10", Target: "stop", Result: store.AuditOK},
-		{At: t0.Add(time.Minute), UserID: alice, UserName: "alice", Action: "instance.power", License: "lic-b", Instance: "world11", Result: store.AuditDenied, Detail: "you have no grant for license lic-b"},
-		{At: t0.Add(2 * time.Minute), UserName: "root", Action: "user.add", Target: "bob", Result: store.AuditOK},
-		{At: t0.Add(3 * time.Minute), UserName: "root", Action: "files.save", License: "lic-b", Instance: "world11", Result: store.AuditError},
-		{At: t0.Add(4 * time.Minute), UserName: "root", Action: "user.role", Target: "alice", Result: store.AuditOK},
-	}
-	for _, e := range rows {
-		if err := s.RecordAudit(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	alice := seedAudit(t, s)
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC) // seedAudit's first row
 	actions := func(es []store.AuditEntry) []string {
 		var out []string
 		for _, e := range es {
@@ -101,4 +80,35 @@ func TestAudit_FiltersScopeAndPaging(t *testing.T) {
 	if page2[0].At.IsZero() || page1[0].UserName != "root" || page2[1].UserID != alice || page2[1].Detail == "" {
 		t.Fatalf("fields lost: %+v", page2)
 	}
+}
+
+// seedAudit creates lic-a, lic-b and the operator alice, and writes five
+// rows a minute apart; it returns alice's id.
+func seedAudit(t *testing.T, s *store.Store) int64 {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range []string{"lic-a", "lic-b"} {
+		if err := s.CreateLicense(ctx, id, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var alice int64
+	if err := s.Pool().QueryRow(ctx, `INSERT INTO panel_users (name, password_hash, role)
+		VALUES ('alice', 'x', 'operator') RETURNING id`).Scan(&alice); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	rows := []store.AuditEntry{
+		{At: t0, UserID: alice, UserName: "alice", Action: "instance.power", License: "lic-a", Instance: "world10", Target: "stop", Result: store.AuditOK},
+		{At: t0.Add(time.Minute), UserID: alice, UserName: "alice", Action: "instance.power", License: "lic-b", Instance: "world11", Result: store.AuditDenied, Detail: "you have no grant for license lic-b"},
+		{At: t0.Add(2 * time.Minute), UserName: "root", Action: "user.add", Target: "bob", Result: store.AuditOK},
+		{At: t0.Add(3 * time.Minute), UserName: "root", Action: "files.save", License: "lic-b", Instance: "world11", Result: store.AuditError},
+		{At: t0.Add(4 * time.Minute), UserName: "root", Action: "user.role", Target: "alice", Result: store.AuditOK},
+	}
+	for _, e := range rows {
+		if err := s.RecordAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return alice
 }
