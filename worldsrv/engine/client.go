@@ -51,6 +51,7 @@ type Client struct {
 	// Owned by the tick goroutine.
 	state     clientState
 	buf       []byte  // this tick's frames, handed over in outputs
+	bufHint   int     // the size of the last chunk handed over: the next one starts with this capacity
 	player    *player // set while statePlaying
 	lastHeard time.Time
 	overLimit bool // its address has more than MaxPerAddress connections
@@ -106,8 +107,15 @@ func (e *Engine) Attach(conn Conn) (*Client, error) {
 	}
 }
 
+// maxBufHint caps the capacity a client's next chunk starts with (a full
+// Nearby is about 3.6 KB).
+const maxBufHint = 8 << 10
+
 // send appends one frame for c to this tick's chunk.
 func (e *Engine) send(c *Client, m proto.Message) {
+	if c.buf == nil && c.bufHint > 0 {
+		c.buf = make([]byte, 0, c.bufHint)
+	}
 	b, err := proto.AppendFrame(c.buf, m)
 	if err != nil {
 		e.log.Error("encode client frame", "err", err)
@@ -128,6 +136,7 @@ func (e *Engine) flush(c *Client) {
 	if len(c.buf) == 0 {
 		return
 	}
+	c.bufHint = min(len(c.buf), maxBufHint)
 	select {
 	case c.out <- c.buf:
 		c.buf = nil

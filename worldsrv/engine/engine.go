@@ -80,7 +80,8 @@ type Engine struct {
 	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
 	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
 	grid          grid
-	keys          []uint32 // nearby's scratch
+	keys, sorted  []uint32  // tileKeys' scratch
+	near          nearCache // the info phase's lists by tile
 	lastNow       time.Time
 	down          countdown // an admin shutdown counting down
 	stopAfterTick bool      // the countdown ended: close stopping after this tick

@@ -59,23 +59,23 @@ func TestLogin_GarbageSaveStartsAtSpawn(t *testing.T) {
 }
 
 // The grid's answer equals the all-pairs one for crowds of every density,
-// nearest first, capped at 255.
+// nearest first, capped at 255: spread out, more than 255 in range (the
+// cells, then the rings of a crowd), many players on each tile (a spawn
+// crowd, each tile's list shared), and more than 255 on one tile.
 func TestNearby_GridMatchesAllPairs(t *testing.T) {
 	m := testMap()
-	for _, n := range []int{1, 2, 50, 300, 600} {
+	for _, tc := range []struct{ n, span int }{{1, 128}, {2, 128}, {50, 128}, {300, 20}, {600, 20}, {900, 6}, {400, 1}} {
+		n := tc.n
 		e := &Engine{world: m, grid: newGrid(m.Width(), m.Height()), players: make([]*player, n+1)}
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
 		var ps []*player
 		for i := range n {
-			span := 128
-			if n >= 300 {
-				span = 20 // more than 255 in range: the cells (300) and the rings (600, a crowd)
-			}
 			ps = append(ps, &player{pid: uint16(i + 1), user37: uint64(1000 + i),
-				pos: terrain.Point{X: uint16(rng.IntN(span)), Y: uint16(rng.IntN(span))}})
-			e.grid.add(ps[i])
+				pos: terrain.Point{X: uint16(rng.IntN(tc.span)), Y: uint16(rng.IntN(tc.span))}})
 			e.players[i+1] = ps[i]
 		}
+		e.grid.build(e.players)
+		e.near.reset()
 		for _, p := range ps {
 			got := e.nearby(p, nil)
 			var want []proto.NearbyPlayer

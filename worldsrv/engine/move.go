@@ -40,9 +40,26 @@ func (g *grid) reset() {
 	g.occupied = g.occupied[:0]
 }
 
-func (g *grid) add(p *player) {
-	i := int(p.pos.Y)/cellSize*g.w + int(p.pos.X)/cellSize
-	g.cells[i] = append(g.cells[i], p)
+// build buckets players (by pid, nil for free pids): each cell lists its
+// players and each tile chains its occupants in ascending pid order, so a
+// lone cell's or tile's keys need no sorting.
+func (g *grid) build(players []*player) {
+	g.reset()
+	for _, p := range players {
+		if p != nil {
+			i := int(p.pos.Y)/cellSize*g.w + int(p.pos.X)/cellSize
+			g.cells[i] = append(g.cells[i], p)
+		}
+	}
+	for i := len(players) - 1; i >= 0; i-- {
+		if p := players[i]; p != nil {
+			g.addTile(p)
+		}
+	}
+}
+
+// addTile puts p at the head of its tile's chain.
+func (g *grid) addTile(p *player) {
 	t := int(p.pos.Y)*g.width + int(p.pos.X)
 	if g.head[t] == 0 {
 		g.occupied = append(g.occupied, t)
@@ -70,12 +87,8 @@ func (e *Engine) phasePlayers(time.Time) {
 // phaseInfo sends each player its Position when it moved and its Nearby
 // list when that changed.
 func (e *Engine) phaseInfo(time.Time) {
-	e.grid.reset()
-	for _, p := range e.players {
-		if p != nil {
-			e.grid.add(p)
-		}
-	}
+	e.grid.build(e.players)
+	e.near.reset()
 	for _, p := range e.players {
 		if p == nil {
 			continue
@@ -90,82 +103,6 @@ func (e *Engine) phaseInfo(time.Time) {
 			p.nearby, p.scratch = p.scratch, p.nearby
 		}
 	}
-}
-
-// crowd is the number of players in the cells around a player above which
-// nearby walks the tiles ring by ring instead of checking each of them.
-const crowd = 512
-
-// nearby appends to dst the other players within NearbyRadius of p
-// (Chebyshev), nearest first (then by pid), at most MaxNearby. The grid
-// cells the radius touches give the candidates; when they hold a crowd
-// (the spawn area at a login rush) the tiles are walked outward ring by
-// ring instead, stopping at the ring that completes MaxNearby, so a crowd
-// costs what the players listed cost rather than all of its pairs.
-func (e *Engine) nearby(p *player, dst []proto.NearbyPlayer) []proto.NearbyPlayer {
-	const r = proto.NearbyRadius
-	x, y := int(p.pos.X), int(p.pos.Y)
-	cx0, cx1 := max(0, (x-r)/cellSize), min(e.grid.w-1, (x+r)/cellSize)
-	cy0, cy1 := max(0, (y-r)/cellSize), min(e.grid.h-1, (y+r)/cellSize)
-	n := 0
-	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			n += len(e.grid.cells[cy*e.grid.w+cx])
-		}
-	}
-	keys := e.keys[:0]
-	if n > crowd {
-		keys = e.rings(p, keys)
-	} else {
-		for cy := cy0; cy <= cy1; cy++ {
-			for cx := cx0; cx <= cx1; cx++ {
-				for _, o := range e.grid.cells[cy*e.grid.w+cx] {
-					if d := chebyshev(p, o); d <= r && o != p {
-						keys = append(keys, uint32(d)<<16|uint32(o.pid))
-					}
-				}
-			}
-		}
-		slices.Sort(keys)
-	}
-	for _, k := range keys[:min(len(keys), proto.MaxNearby)] {
-		o := e.players[k&0xffff]
-		dst = append(dst, proto.NearbyPlayer{PID: o.pid, Name37: o.user37, X: o.pos.X, Y: o.pos.Y})
-	}
-	e.keys = keys
-	return dst
-}
-
-// rings appends the keys (distance<<16 | pid) of the players around p,
-// ring by ring (each ring sorted), until MaxNearby or NearbyRadius.
-func (e *Engine) rings(p *player, keys []uint32) []uint32 {
-	x, y := int(p.pos.X), int(p.pos.Y)
-	tile := func(tx, ty int, d uint32) {
-		if !e.world.In(tx, ty) {
-			return
-		}
-		for pid := e.grid.head[ty*e.grid.width+tx]; pid != 0; pid = e.grid.next[pid] {
-			if pid != p.pid {
-				keys = append(keys, d<<16|uint32(pid))
-			}
-		}
-	}
-	for d := 0; d <= proto.NearbyRadius && len(keys) < proto.MaxNearby; d++ {
-		start := len(keys)
-		if d == 0 {
-			tile(x, y, 0)
-		}
-		for i := -d; i <= d && d > 0; i++ {
-			tile(x+i, y-d, uint32(d))
-			tile(x+i, y+d, uint32(d))
-		}
-		for i := -d + 1; i <= d-1; i++ {
-			tile(x-d, y+i, uint32(d))
-			tile(x+d, y+i, uint32(d))
-		}
-		slices.Sort(keys[start:])
-	}
-	return keys
 }
 
 func chebyshev(p, o *player) int {
