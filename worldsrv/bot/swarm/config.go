@@ -37,6 +37,10 @@ type Config struct {
 	InFlight int     // logins in flight at once; 0: DefaultInFlight
 	Seed     int64   // for targets and PM pairs; 0: from the clock
 	Logger   *slog.Logger
+	// LoggedIn, when set, is called once with the bots logged in, after
+	// the logins and the friend requests and before the steady phase (a
+	// harness measuring the steady phase starts there).
+	LoggedIn func(bots int)
 }
 
 // Validate names the first bad field. It does not change cfg.

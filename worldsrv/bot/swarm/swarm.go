@@ -49,6 +49,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		go r.consume(c)
 	}
 	r.addFriends()
+	if cfg.LoggedIn != nil {
+		cfg.LoggedIn(len(r.bots))
+	}
 	before := r.positions()
 	runStart := time.Now()
 	r.steady(ctx)

@@ -21,17 +21,31 @@ import (
 // Wait bounds anything crossing processes.
 const Wait = 60 * time.Second
 
+// World is a running worldsrv.
+type World struct {
+	Game string // game address host:port
+	HTTP string // HTTP base URL (http://host:port)
+	PID  int    // the worldsrv process
+}
+
 // Start runs a real worldsrv (node 10, ether off, a fresh database)
 // on free ports with extra flags, waits for /ready and returns its game address. The test
 // needs pgtest.Main in its TestMain.
-func Start(t *testing.T, extra ...string) string {
+func Start(t testing.TB, extra ...string) string {
 	t.Helper()
 	return StartWith(t, pgtest.NewDatabase(t), extra...)
 }
 
 // StartWith is Start on the database dsn; extra flags override the
 // defaults (the last of a repeated flag wins), e.g. --node-id 11.
-func StartWith(t *testing.T, dsn string, extra ...string) string {
+func StartWith(t testing.TB, dsn string, extra ...string) string {
+	t.Helper()
+	return Run(t, dsn, extra...).Game
+}
+
+// Run is StartWith returning the whole World; the process is killed when
+// the test ends.
+func Run(t testing.TB, dsn string, extra ...string) World {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -59,13 +73,14 @@ func StartWith(t *testing.T, dsn string, extra ...string) string {
 			t.Logf("worldsrv output:\n%s", out.String())
 		}
 	})
+	w := World{Game: "127.0.0.1:" + strconv.Itoa(game), HTTP: "http://127.0.0.1:" + strconv.Itoa(web), PID: cmd.Process.Pid}
 	poll.Until(t, Wait, func() error {
 		select {
 		case <-exited:
 			t.Fatalf("worldsrv exited early: %v\n%s", cmd.ProcessState, out.String())
 		default:
 		}
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(web) + "/ready")
+		resp, err := http.Get(w.HTTP + "/ready")
 		if err != nil {
 			return err
 		}
@@ -76,7 +91,7 @@ func StartWith(t *testing.T, dsn string, extra ...string) string {
 		}
 		return nil
 	})
-	return "127.0.0.1:" + strconv.Itoa(game)
+	return w
 }
 
 // Cluster is the shared part of worlds that spawn their ether sidecars:
@@ -88,7 +103,7 @@ type Cluster struct {
 }
 
 // NewCluster starts an embedded NATS and makes a database.
-func NewCluster(t *testing.T) Cluster {
+func NewCluster(t testing.TB) Cluster {
 	t.Helper()
 	return Cluster{DSN: pgtest.NewDatabase(t), NATS: natstest.Start(t).URL(),
 		Ether: testbin.Build(t, "./ether/cmd/ether")}
@@ -96,8 +111,14 @@ func NewCluster(t *testing.T) Cluster {
 
 // StartSpawn runs world node (e.g. 10) in c with --ether spawn and returns
 // its game address.
-func (c Cluster) StartSpawn(t *testing.T, node int, extra ...string) string {
+func (c Cluster) StartSpawn(t testing.TB, node int, extra ...string) string {
 	t.Helper()
-	return StartWith(t, c.DSN, append([]string{"--node-id", strconv.Itoa(node), "--ether", "spawn",
+	return c.Spawn(t, node, extra...).Game
+}
+
+// Spawn is StartSpawn returning the whole World.
+func (c Cluster) Spawn(t testing.TB, node int, extra ...string) World {
+	t.Helper()
+	return Run(t, c.DSN, append([]string{"--node-id", strconv.Itoa(node), "--ether", "spawn",
 		"--ether-port", strconv.Itoa(natstest.FreePort(t)), "--ether-bin", c.Ether, "--cluster", c.NATS}, extra...)...)
 }
