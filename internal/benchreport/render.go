@@ -42,7 +42,7 @@ var notes = map[string]string{
 }
 
 // ratioUnits are compared corrosion/baseline when both sides report them.
-var ratioUnits = []string{"ns/op", "p50-us", "p99-us", "B/op", "allocs/op", "rss-MB"}
+var ratioUnits = []string{"ns/op", "p50-us", "p99-us", "p50-ms", "p99-ms", "B/op", "allocs/op", "rss-MB"}
 
 func render(results []result, machine string, now time.Time) string {
 	var b strings.Builder
@@ -98,6 +98,7 @@ func renderPkg(b *strings.Builder, rs []result) {
 	if len(seen) > 0 {
 		b.WriteString("\n")
 	}
+	renderPhases(b, rs)
 }
 
 func split(name string) (parent, leaf string) {
@@ -118,6 +119,9 @@ func topName(name string) string {
 func figures(r result) string {
 	parts := make([]string, 0, len(r.metrics))
 	for _, m := range r.metrics {
+		if _, _, ok := phaseUnit(m.unit); ok {
+			continue // in the phase table
+		}
 		parts = append(parts, fmt.Sprintf("%s %s", human(m.value), m.unit))
 	}
 	return strings.Join(parts, ", ")
