@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+// Each benchmark reads its figures from the one scenario run (see
+// scenario_test.go) and reports them beside its baseline; ns/op is the
+// wall time of the part of the scenario that measured them.
+
+// BenchmarkWorldTick: whole-tick and per-phase p50/p99 from world 10's
+// /status over a window of 100 ticks with 2,000 bots walking and sending
+// PMs over TCP (friend graph of 3 each), beside the same world empty.
+func BenchmarkWorldTick(b *testing.B) {
+	r := scenario(b)
+	b.Run("baseline", func(b *testing.B) {
+		reportTick(b, r.idle.tick, r.idle.window)
+		b.ReportMetric(float64(r.idle.players), "players")
+		wall(b, r.idleSecs)
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		reportTick(b, r.busy.tick, r.busy.window)
+		b.ReportMetric(float64(r.busy.players), "players")
+		wall(b, r.windowSecs)
+	})
+}
+
+// BenchmarkWorldPM: a stamped PM from a bot on world 10 to a bot on world
+// 11 (and back), client write to client read, beside a raw NATS
+// request-reply on the same NATS server.
+func BenchmarkWorldPM(b *testing.B) {
+	r := scenario(b)
+	b.Run("baseline", func(b *testing.B) {
+		b.ReportMetric(r.natsRT.p50, "p50-us")
+		b.ReportMetric(r.natsRT.p99, "p99-us")
+		b.ReportMetric(float64(r.natsRT.n), "samples")
+		wall(b, r.natsSecs)
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		b.ReportMetric(r.pm.p50, "p50-us")
+		b.ReportMetric(r.pm.p99, "p99-us")
+		b.ReportMetric(float64(r.pm.n), "samples")
+		b.ReportMetric(float64(r.pmLost), "lost")
+		wall(b, r.pmSecs)
+	})
+}
+
+// BenchmarkWorldLogins: logins per second into world 10, 2,000 new
+// accounts (autoregister) and then existing ones, beside the argon2id
+// hash rate alone on both cores (every login hashes once).
+func BenchmarkWorldLogins(b *testing.B) {
+	r := scenario(b)
+	b.Run("baseline", func(b *testing.B) {
+		b.ReportMetric(r.hashRate, "logins/s")
+		wall(b, r.hashSecs)
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		b.ReportMetric(r.load.LoginsPerSec, "logins/s")
+		b.ReportMetric(r.load.LoginP99Ms, "login-p99-ms")
+		b.ReportMetric(float64(r.load.LoginFailures), "failed")
+		wall(b, r.load.LoginSeconds)
+	})
+	b.Run("corrosion-existing", func(b *testing.B) {
+		b.ReportMetric(r.relogin.LoginsPerSec, "logins/s")
+		b.ReportMetric(r.relogin.LoginP99Ms, "login-p99-ms")
+		b.ReportMetric(float64(r.relogin.LoginFailures), "failed")
+		wall(b, r.relogin.LoginSeconds)
+	})
+}
+
+// BenchmarkWorldRSS: worldsrv's VmRSS (its sidecar not included) at the
+// end of the measured window with 2,000 players, beside the idle world.
+func BenchmarkWorldRSS(b *testing.B) {
+	r := scenario(b)
+	b.Run("baseline", func(b *testing.B) {
+		b.ReportMetric(r.idleRSS, "rss-MB")
+		wall(b, r.idleSecs)
+	})
+	b.Run("corrosion", func(b *testing.B) {
+		b.ReportMetric(r.busyRSS, "rss-MB")
+		b.ReportMetric(float64(r.busy.players), "players")
+		wall(b, r.windowSecs)
+	})
+}
+
+// wall reports secs as the benchmark's ns/op (the sub-benchmark only
+// reports figures measured once, however many times go test calls it).
+func wall(b *testing.B, secs float64) {
+	b.ReportMetric(secs*float64(time.Second), "ns/op")
+}

@@ -1,0 +1,273 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"golang.org/x/crypto/argon2"
+
+	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/bot/swarm"
+	"github.com/corrosion/corrosion/worldsrv/bot/worldtest"
+	"github.com/corrosion/corrosion/worldsrv/httpapi"
+)
+
+// The scenario's sizes and windows. The whole of it runs in about three
+// minutes on two shared cores.
+const (
+	players     = 2000             // bots on world 10 for the tick, RSS and login figures
+	idleTicks   = 30               // the empty world's window (ticks since start)
+	warmupTicks = 17               // about 10 s after the last login, before the measured window
+	window      = 100              // measured ticks (60 s): exactly /status's window
+	friendsEach = 3                // each bot adds the next 3 bots
+	loadPMRate  = 50.0             // PMs per second among the 2,000 bots
+	pmBots      = 20               // bots for the cross-world PM figure (10 per world)
+	pmRate      = 20.0             // PMs per second among them
+	pmDuration  = 10 * time.Second // the PM run
+	natsTrips   = 2000             // raw NATS request-replies for the PM baseline
+	relogins    = 400              // existing accounts logged in again
+	// loginsInFlight keeps the logins waiting for one of the world's two
+	// hashing slots short of its wait bound.
+	loginsInFlight = 16
+	hashFor        = 2 * time.Second // the argon2id baseline's run
+)
+
+// tickFigures is one /status tick window.
+type tickFigures struct {
+	tick    httpapi.TickStatus
+	window  int
+	players int
+}
+
+// latency is a p50/p99 pair in microseconds, with its sample count.
+type latency struct {
+	p50, p99 float64
+	n        int
+}
+
+// results is everything one scenario run measured.
+type results struct {
+	idle, busy       tickFigures
+	idleRSS, busyRSS float64 // MB
+	natsRT, pm       latency
+	pmSent, pmLost   int
+	load             swarm.Report // the 2,000-bot run (new accounts)
+	relogin          swarm.Report // existing accounts
+	hashRate         float64      // argon2id hashes per second, both cores
+	// how long each part took, in seconds (reported as its ns/op)
+	idleSecs, loadSecs, pmSecs, reloginSecs, natsSecs, hashSecs float64
+	windowSecs                                                  float64 // the measured tick window
+}
+
+var (
+	scenarioOnce sync.Once
+	scenarioOK   bool
+	scenarioRes  results
+)
+
+// scenario runs the world scenario once for all the benchmarks of the
+// package (the first caller's b owns the processes) and returns its
+// figures.
+func scenario(b *testing.B) *results {
+	b.Helper()
+	scenarioOnce.Do(func() {
+		scenarioRes = runScenario(b)
+		scenarioOK = true
+	})
+	if !scenarioOK {
+		b.Fatal("the world scenario failed in an earlier benchmark (see its log)")
+	}
+	return &scenarioRes
+}
+
+// runScenario: one NATS, one database, worlds 10 and 11 each spawning its
+// sidecar; the idle world; PMs across the two worlds beside raw NATS
+// request-replies; the argon2id rate; 2,000 bots on world 10 walking and
+// sending PMs over a measured window; then existing accounts again.
+func runScenario(b *testing.B) results {
+	var r results
+	cl := worldtest.NewCluster(b)
+	flags := []string{"--max-conns-per-ip", "10000", "--log-level", "warn"}
+	w10, w11 := cl.Spawn(b, 10, flags...), cl.Spawn(b, 11, flags...)
+
+	t0 := time.Now()
+	s := waitTicks(b, w10, idleTicks, time.Minute)
+	r.idle = tickFigures{tick: s.Tick, window: int(min(s.Tick.Count, window)), players: s.Players}
+	r.idleRSS = mustRSS(b, w10.PID)
+	r.idleSecs = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	r.natsRT = natsRoundTrips(b, cl.NATS)
+	r.natsSecs = time.Since(t0).Seconds()
+	t0 = time.Now()
+	r.pm, r.pmSent, r.pmLost = pmAcross(b, w10, w11)
+	r.pmSecs = time.Since(t0).Seconds()
+	t0 = time.Now()
+	r.hashRate = hashRate()
+	r.hashSecs = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	loaded(b, w10, &r)
+	r.loadSecs = time.Since(t0).Seconds()
+	t0 = time.Now()
+	r.relogin = run(b, swarm.Config{Addrs: []string{w10.Game}, Bots: relogins, Prefix: "load", Password: "pw",
+		Duration: time.Second, InFlight: loginsInFlight, Seed: 3})
+	r.reloginSecs = time.Since(t0).Seconds()
+	return r
+}
+
+// run is one swarm run that must log everyone in.
+func run(b *testing.B, cfg swarm.Config) swarm.Report {
+	b.Helper()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	rep, err := swarm.Run(context.Background(), cfg)
+	if err != nil {
+		b.Fatalf("swarm: %v (%+v)", err, rep)
+	}
+	if rep.LoginFailures > 0 {
+		b.Logf("swarm %s: %d logins failed: %v", cfg.Prefix, rep.LoginFailures, rep.Errors)
+	}
+	return rep
+}
+
+func mustRSS(b *testing.B, pid int) float64 {
+	b.Helper()
+	v, err := rssMB(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
+// loaded logs players bots into w, waits warmupTicks after the last
+// login, measures exactly window ticks of /status and the RSS, and ends
+// the run.
+func loaded(b *testing.B, w worldtest.World, r *results) {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type outcome struct {
+		rep swarm.Report
+		err error
+	}
+	done, online := make(chan outcome, 1), make(chan int, 1)
+	go func() {
+		rep, err := swarm.Run(ctx, swarm.Config{Addrs: []string{w.Game}, Bots: players, Prefix: "load",
+			Password: "pw", Friends: friendsEach, Walk: true, PMRate: loadPMRate, Duration: 10 * time.Minute,
+			InFlight: loginsInFlight, Seed: 2, Logger: slog.New(slog.DiscardHandler),
+			LoggedIn: func(n int) { online <- n }})
+		done <- outcome{rep, err}
+	}()
+	select {
+	case n := <-online:
+		b.Logf("%d of %d bots online", n, players)
+	case o := <-done:
+		b.Fatalf("the swarm ended before its steady phase: %v %+v", o.err, o.rep)
+	case <-time.After(3 * time.Minute):
+		b.Fatal("the bots were not logged in within 3 minutes")
+	}
+	// The friend graph and its presence settle for warmupTicks; then the
+	// window is exactly the window ticks /status covers.
+	start := waitTicks(b, w, mustStatus(b, w).Tick.Count+warmupTicks, time.Minute)
+	began := time.Now()
+	s := waitTicks(b, w, start.Tick.Count+window, 2*time.Minute)
+	r.windowSecs = time.Since(began).Seconds()
+	r.busy = tickFigures{tick: s.Tick, window: window, players: s.Players}
+	r.busyRSS = mustRSS(b, w.PID)
+	cancel()
+	o := <-done
+	if o.err != nil && !errors.Is(o.err, context.Canceled) {
+		b.Fatalf("swarm: %v", o.err)
+	}
+	r.load = o.rep
+}
+
+// natsRoundTrips is natsTrips raw request-replies on the cluster's NATS.
+func natsRoundTrips(b *testing.B, url string) latency {
+	b.Helper()
+	responder, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer responder.Close()
+	requester, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer requester.Close()
+	if _, err := responder.Subscribe("bench.echo", func(m *nats.Msg) { _ = m.Respond(m.Data) }); err != nil {
+		b.Fatal(err)
+	}
+	if err := responder.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	payload := make([]byte, 64) // about a stamped PM
+	var lat []time.Duration
+	for range natsTrips {
+		began := time.Now()
+		if _, err := requester.Request("bench.echo", payload, 5*time.Second); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(began))
+	}
+	return percentiles(lat)
+}
+
+// percentiles is the nearest-rank p50 and p99 of d in microseconds.
+func percentiles(d []time.Duration) latency {
+	if len(d) == 0 {
+		return latency{}
+	}
+	slices.Sort(d)
+	rank := func(q float64) float64 {
+		i := min(len(d)-1, max(0, int(float64(len(d))*q+0.999999)-1))
+		return float64(d[i]) / float64(time.Microsecond)
+	}
+	return latency{p50: rank(0.50), p99: rank(0.99), n: len(d)}
+}
+
+// pmAcross: pmBots bots alternating between w10 and w11, each befriending
+// the next (on the other world), send stamped PMs at pmRate for pmDuration.
+func pmAcross(b *testing.B, w10, w11 worldtest.World) (lat latency, sent, lost int) {
+	b.Helper()
+	rep := run(b, swarm.Config{Addrs: []string{w10.Game, w11.Game}, Bots: pmBots, Prefix: "pm", Password: "pw",
+		Friends: 1, PMRate: pmRate, Duration: pmDuration, Seed: 1})
+	if rep.PMsReceived == 0 {
+		b.Fatalf("no PM crossed the worlds: %+v", rep)
+	}
+	return latency{p50: rep.PMP50Ms * 1000, p99: rep.PMP99Ms * 1000, n: rep.PMsReceived},
+		rep.PMsSent, rep.PMsSent - rep.PMsReceived
+}
+
+// hashRate is argon2id hashes per second at the world's parameters, one
+// hasher per core (the world hashes at most GOMAXPROCS at once), for
+// hashFor.
+func hashRate() float64 {
+	p := account.DefaultParams
+	var n atomic.Int64
+	deadline := time.Now().Add(hashFor)
+	var wg sync.WaitGroup
+	began := time.Now()
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			salt := make([]byte, 16)
+			for time.Now().Before(deadline) {
+				_, _ = rand.Read(salt)
+				argon2.IDKey([]byte("pw"), salt, p.Time, p.Memory, p.Threads, 32)
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(began).Seconds()
+}
