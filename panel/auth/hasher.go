@@ -35,6 +35,7 @@ type Hasher struct {
 
 	inFlight atomic.Int64 // hashes running now
 	peak     atomic.Int64 // highest inFlight seen
+	busy     atomic.Int64 // calls refused with ErrBusy
 
 	decoyOnce sync.Once // guards decoy
 	decoy     string    // a hash verified for unknown users, so timing does not tell names apart
@@ -86,6 +87,12 @@ func (h *Hasher) VerifyDecoy(ctx context.Context, password string) error {
 // Peak is the most hashes ever in flight at once (≤ the bound).
 func (h *Hasher) Peak() int64 { return h.peak.Load() }
 
+// InFlight is the number of hashes running now.
+func (h *Hasher) InFlight() int64 { return h.inFlight.Load() }
+
+// Busy is the number of calls refused with ErrBusy.
+func (h *Hasher) Busy() int64 { return h.busy.Load() }
+
 // do runs fn holding a slot.
 func (h *Hasher) do(ctx context.Context, fn func()) error {
 	select {
@@ -96,6 +103,7 @@ func (h *Hasher) do(ctx context.Context, fn func()) error {
 		select {
 		case h.sem <- struct{}{}:
 		case <-t.C:
+			h.busy.Add(1)
 			return ErrBusy
 		case <-ctx.Done():
 			return ctx.Err()

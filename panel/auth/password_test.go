@@ -133,8 +133,8 @@ func TestHasher_BoundsConcurrentHashes(t *testing.T) {
 
 	busy := NewHasher(HasherOptions{Params: cheap, MaxConcurrent: 1, SlotWait: 10 * time.Millisecond})
 	busy.sem <- struct{}{} // the one slot is taken
-	if _, err := busy.Hash(context.Background(), "pw"); !errors.Is(err, ErrBusy) {
-		t.Fatalf("hash with no free slot = %v, want ErrBusy", err)
+	if _, err := busy.Hash(context.Background(), "pw"); !errors.Is(err, ErrBusy) || busy.Busy() != 1 {
+		t.Fatalf("hash with no free slot = %v (busy count %d), want ErrBusy", err, busy.Busy())
 	}
 	<-busy.sem
 	if _, err := busy.Hash(context.Background(), "pw"); err != nil {

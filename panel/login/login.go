@@ -74,7 +74,16 @@ func New(d Deps) *Feature {
 		f.logins.WithLabelValues(r) // every series exists from the start
 	}
 	if d.Registry != nil {
-		d.Registry.MustRegister(f.logins)
+		h := d.Sessions.Hasher()
+		d.Registry.MustRegister(f.logins,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "corrosion_panel_password_hashes_in_flight",
+				Help: "argon2id hashes running now (bounded; each holds its memory cost).",
+			}, func() float64 { return float64(h.InFlight()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "corrosion_panel_password_hash_busy_total",
+				Help: "Logins refused because every hashing slot stayed taken (a login storm).",
+			}, func() float64 { return float64(h.Busy()) }))
 	}
 	return f
 }

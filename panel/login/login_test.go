@@ -187,6 +187,9 @@ func TestLogin_MetricsAccess(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, "corrosion_panel_http_request_seconds") {
 		t.Fatalf("admin GET /metrics = %d\n%.500s", status, body)
 	}
+	if !strings.Contains(body, "corrosion_panel_password_hashes_in_flight 0") || !strings.Contains(body, "corrosion_panel_password_hash_busy_total 0") {
+		t.Errorf("metrics lack the hasher's series:\n%s", grepLines(body, "password_hash"))
+	}
 	if !strings.Contains(body, `corrosion_panel_logins_total{result="ok"} 1`) {
 		t.Errorf("metrics do not count the admin's login:\n%s", grepLines(body, "logins_total"))
 	}
