@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
 	var stack cleanups
-	defer stack.run()
+	defer func() { stack.run() }() // the stack as it is at return
 	stack.add(func() { os.RemoveAll(dir) })
 	s := &session{o: o, bins: bins, worlds: worlds, dir: dir, stack: &stack}
 	if err := s.start(ctx); err != nil {
