@@ -1,7 +1,7 @@
-// Package bot is a game client for worldsrv over TCP (docs/world-protocol.md):
-// it logs a player in, tracks what the world tells it (position, nearby
-// players, friends, ignores, private and system messages) in a reader
-// goroutine, and sends the client's messages. The load generator
+// Package bot is a game client for worldsrv over TCP or WebSocket
+// (docs/world-protocol.md): it logs a player in, tracks what the world
+// tells it (position, nearby players, friends, ignores, private and system
+// messages) in a reader goroutine, and sends the client's messages. The load generator
 // (worldsrv/cmd/worldbot) and tests use it; the world itself never imports it.
 package bot
 
@@ -14,6 +14,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -51,9 +53,12 @@ func (e *LoginError) Is(target error) bool { return target == ErrLoginRefused }
 
 // Config says how to log in. Addr, Name and Password are required.
 type Config struct {
-	Addr     string // game address, host:port
-	Name     string // player name (proto.ValidName)
-	Password string
+	Addr string // game address, host:port (with WebSocket: the world's HTTP address)
+	// WebSocket connects to ws://Addr/ws (one frame per binary message)
+	// instead of the game port over TCP.
+	WebSocket bool
+	Name      string // player name (proto.ValidName)
+	Password  string
 	// Events is the size of the Events channel; 0 means DefaultEvents.
 	// When it is full, new events are dropped and counted (State.Dropped);
 	// the tracked state is always updated.
@@ -102,10 +107,9 @@ func DialConfig(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.LoginTimeout)
 	defer cancel()
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", cfg.Addr)
+	nc, err := dial(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", cfg.Addr, err)
+		return nil, err
 	}
 	c := &Client{cfg: cfg, nc: nc, log: cfg.Logger.With("component", "bot", "name", cfg.Name),
 		events: make(chan Event, cfg.Events), done: make(chan struct{})}
@@ -117,6 +121,27 @@ func DialConfig(ctx context.Context, cfg Config) (*Client, error) {
 	go c.read(r)
 	go c.keepalive()
 	return c, nil
+}
+
+// dial opens the connection: TCP to the game port, or a WebSocket to
+// /ws whose binary messages read and write as one stream of frames (each
+// frame is written in one Write, so each is one message).
+func dial(ctx context.Context, cfg Config) (net.Conn, error) {
+	if !cfg.WebSocket {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "tcp", cfg.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: %w", cfg.Addr, err)
+		}
+		return nc, nil
+	}
+	u := "ws://" + cfg.Addr + "/ws"
+	ws, _, err := websocket.Dial(ctx, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", u, err)
+	}
+	ws.SetReadLimit(proto.MaxFrame)
+	return websocket.NetConn(context.Background(), ws, websocket.MessageBinary), nil
 }
 
 func (cfg Config) withDefaults() Config {

@@ -23,13 +23,16 @@ const (
 
 // Config is one run. Zero optional fields take defaults.
 type Config struct {
-	Addrs    []string // game addresses; bot i logs in at Addrs[i % len]
-	Bots     int
-	Prefix   string // bot i is named Prefix + i
-	Password string
-	Friends  int     // each bot adds this many others (the next ones by number)
-	Walk     bool    // walk every bot to random targets
-	PMRate   float64 // PMs per second, all bots together; 0 none
+	Addrs []string // game addresses; bot i logs in at Addrs[i % len]
+	// WebSocket: Addrs are the worlds' HTTP addresses and the bots connect
+	// to /ws instead of the game port.
+	WebSocket bool
+	Bots      int
+	Prefix    string // bot i is named Prefix + i
+	Password  string
+	Friends   int     // each bot adds this many others (the next ones by number)
+	Walk      bool    // walk every bot to random targets
+	PMRate    float64 // PMs per second, all bots together; 0 none
 	// Duration is the steady phase, after every login has finished or
 	// failed; the run ends earlier when the context is cancelled.
 	Duration time.Duration

@@ -107,8 +107,8 @@ func (r *run) loginAll(ctx context.Context) []*bot.Client {
 // login logs bot i in, recording its latency or error.
 func (r *run) login(ctx context.Context, i int) *bot.Client {
 	began := time.Now()
-	c, err := bot.DialConfig(ctx, bot.Config{Addr: r.cfg.Addrs[i%len(r.cfg.Addrs)], Name: r.cfg.name(i),
-		Password: r.cfg.Password, Logger: r.cfg.Logger})
+	c, err := bot.DialConfig(ctx, bot.Config{Addr: r.cfg.Addrs[i%len(r.cfg.Addrs)], WebSocket: r.cfg.WebSocket,
+		Name: r.cfg.name(i), Password: r.cfg.Password, Logger: r.cfg.Logger})
 	if err != nil {
 		r.rec.fail("login", err)
 		r.cfg.Logger.Debug("login failed", "bot", r.cfg.name(i), "err", err)

@@ -1,7 +1,8 @@
 // Command worldbot is the world's load generator: it logs N bot players
-// into one or more worlds over TCP, builds a friend graph, walks them
-// around, sends PMs at a rate and prints a report (text, or JSON with
-// --json). It stops by itself after --duration, or at Ctrl-C.
+// into one or more worlds over TCP (or WebSocket with --ws), builds a
+// friend graph, walks them around, sends PMs at a rate and prints a report
+// (text, or JSON with --json). It stops by itself after --duration, or at
+// Ctrl-C.
 package main
 
 import (
@@ -46,6 +47,7 @@ func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verb
 	var list addrs
 	fs.Var(&list, "addr", "world game address host:port (repeatable, or comma-separated)")
 	fs.Var(&list, "addr2", "another world's game address (same as a second --addr)")
+	fs.BoolVar(&cfg.WebSocket, "ws", false, "connect over WebSocket: --addr is then each world's HTTP address (host:port) and the bots use /ws")
 	fs.IntVar(&cfg.Bots, "bots", 10, "number of bots")
 	fs.StringVar(&cfg.Prefix, "prefix", "bot", "bot names are prefix+number")
 	fs.StringVar(&cfg.Password, "password", "pw", "the bots' password")

@@ -172,3 +172,23 @@ func TestWorldbot_TwoWorlds_PMLatency(t *testing.T) {
 		t.Fatalf("PM figures %+v", rep)
 	}
 }
+
+// --ws: the same bots over WebSocket /ws on the world's HTTP port; they
+// log in, walk (Position updates come back) and their PMs are answered (a
+// world without ether answers each "offline").
+func TestWorldbot_WebSocket(t *testing.T) {
+	w := worldtest.Run(t, pgtest.NewDatabase(t), "--max-conns-per-ip", "100")
+	code, out, errOut := worldbot(t, nil, nil, "--ws", "--addr", strings.TrimPrefix(w.HTTP, "http://"),
+		"--bots", "6", "--duration", "2s", "--friends", "1", "--walk", "--pm-rate", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out)
+	}
+	if rep.Logins != 6 || rep.LoginFailures != 0 || rep.Positions == 0 || rep.PMsSent == 0 ||
+		rep.SystemMsgs < rep.PMsSent || len(rep.Errors) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+}
