@@ -141,3 +141,15 @@ func TestHasher_BoundsConcurrentHashes(t *testing.T) {
 		t.Fatalf("hash with a free slot: %v", err)
 	}
 }
+
+// BenchmarkVerifyDefaultParams is one login's argon2id cost at
+// DefaultParams: what bounds the panel's login rate per core.
+func BenchmarkVerifyDefaultParams(b *testing.B) {
+	enc, _ := HashPassword("correct horse battery", DefaultParams)
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := VerifyPassword("correct horse battery", enc); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
