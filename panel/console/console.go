@@ -8,10 +8,12 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
@@ -48,6 +50,15 @@ func New(d Deps) *Feature {
 		d.Logger = slog.Default()
 	}
 	return &Feature{hub: NewHub(d.NATS, d.Logger), agent: agentc.New(d.NATS), head: d.Head, log: d.Logger}
+}
+
+// RegisterMetrics exposes the console's figures on reg: open streams,
+// consoles subscribed on NATS, lines dropped for slow browsers.
+func (f *Feature) RegisterMetrics(reg prometheus.Registerer) error {
+	if err := registerMetrics(reg, f.hub); err != nil {
+		return fmt.Errorf("console metrics: %w", err)
+	}
+	return nil
 }
 
 // Hub is the feature's console fan-out (for metrics and tests).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/console"
+	"github.com/corrosion/corrosion/panel/paneltest"
 )
 
 const gameURL = "/hosts/" + licA + "/instances/game"
@@ -32,6 +33,9 @@ func TestConsole_StreamBacklogLiveAndSend(t *testing.T) {
 	}
 	if n := e.hub().Subscriptions(); n != 1 {
 		t.Fatalf("%d console subscriptions with one stream open, want 1", n)
+	}
+	if got := gauge(t, e.p, "corrosion_panel_console_streams"); got != 1 {
+		t.Fatalf("console streams gauge %v, want 1", got)
 	}
 	_, second, closeSecond := openStream(t, e.op, e.p.URL+gameURL+"/console/stream")
 	if second != http.StatusOK || e.hub().Subscriptions() != 1 || e.hub().Watchers() != 2 {
@@ -161,4 +165,24 @@ func readAll(t *testing.T, resp *http.Response) string {
 			return b.String()
 		}
 	}
+}
+
+// gauge reads a metric of the running panel's registry.
+func gauge(t *testing.T, p *paneltest.Panel, name string) float64 {
+	t.Helper()
+	mfs, err := p.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			m := mf.GetMetric()[0]
+			if m.GetGauge() != nil {
+				return m.GetGauge().GetValue()
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }

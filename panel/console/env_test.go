@@ -40,6 +40,9 @@ func newEnv(t *testing.T) *env {
 	e := &env{}
 	e.p = paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
 		f := console.New(console.Deps{NATS: d.NC, Logger: d.Logger})
+		if err := f.RegisterMetrics(d.Registry); err != nil {
+			t.Fatal(err)
+		}
 		e.feat.Store(f)
 		return []httpx.Feature{f}
 	}})
