@@ -55,9 +55,9 @@ type MetricsAccess struct {
 
 // Feature serves the login page, logout, metrics and health.
 type Feature struct {
-	d      Deps // immutable after New
-	log    *slog.Logger
-	logins *prometheus.CounterVec // by result: ok, wrong, rate_limited, disabled, busy, error
+	d      Deps                   // immutable after New
+	log    *slog.Logger           // immutable after New
+	logins *prometheus.CounterVec // immutable after New; by result: ok, wrong, rate_limited, disabled, busy, error
 }
 
 // New returns the feature.

@@ -49,9 +49,9 @@ type Agent struct {
 	Dir        string // the agent's own folder (config, state, roots)
 	ConfigPath string
 
-	t       testing.TB
-	bin     string
-	natsURL string
+	t       testing.TB // immutable after StartAgent
+	bin     string     // immutable after StartAgent
+	natsURL string     // immutable after StartAgent
 
 	mu  sync.Mutex
 	cmd *exec.Cmd       // guarded by mu; nil while stopped

@@ -21,9 +21,9 @@ import (
 // on every non-GET request (unless the request sets its own) and does not
 // follow redirects (tests see the 303s).
 type Client struct {
-	t    testing.TB
-	base string
-	hc   *http.Client
+	t    testing.TB   // immutable
+	base string       // the panel's URL; immutable
+	hc   *http.Client // immutable; its jar holds the session
 }
 
 // Client logs name in with password and returns the logged-in client; a

@@ -81,23 +81,24 @@ type Panel struct {
 	Store       *store.Store // the test's own handle on the database
 	NC          *nats.Conn   // the test's own connection
 
-	t    testing.TB
-	opts Options
-	log  *slog.Logger
+	t    testing.TB   // immutable after Start
+	opts Options      // immutable after Start
+	log  *slog.Logger // immutable after Start
 
 	mu   sync.Mutex
 	life *life // guarded by mu; the running server part
 }
 
 // life is one run of the server part.
+// Its fields are immutable after startLife; stopLife tears it down.
 type life struct {
-	cancel   context.CancelFunc
-	served   chan error     // Serve's result
-	wg       sync.WaitGroup // Deps.Go parts
-	store    *store.Store
-	nc       *nats.Conn
-	sessions *auth.Sessions
-	registry *prometheus.Registry
+	cancel   context.CancelFunc   // ends Deps.Ctx and Serve
+	served   chan error           // Serve's result
+	wg       sync.WaitGroup       // Deps.Go parts
+	store    *store.Store         // closed last
+	nc       *nats.Conn           //
+	sessions *auth.Sessions       //
+	registry *prometheus.Registry //
 }
 
 // Start runs a panel for the test; everything stops at cleanup.
