@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,6 +41,7 @@ var ErrTooManyNodes = errors.New("too many ether nodes tracked")
 // Methods are safe for concurrent use.
 type Collector struct {
 	log   *slog.Logger
+	conn  atomic.Pointer[nats.Conn] // the connection Run listens on; nil before Run
 	mu    sync.Mutex
 	nodes map[nodeKey]*nodeState // guarded by mu
 	bad   uint64                 // guarded by mu: messages refused
@@ -90,7 +92,9 @@ func (c *Collector) Run(ctx context.Context, nc *nats.Conn) error {
 		}
 		subs = append(subs, sub)
 	}
+	c.conn.Store(nc)
 	<-ctx.Done()
+	c.conn.Store(nil)
 	for _, s := range subs {
 		_ = s.Unsubscribe()
 	}
@@ -259,6 +263,14 @@ func (st *nodeState) status(k nodeKey, now time.Time) NodeStatus {
 // IsSilent is the down rule: nothing heard for SilentFactor × interval.
 func IsSilent(last time.Time, interval time.Duration, now time.Time) bool {
 	return now.Sub(last) > SilentFactor*interval
+}
+
+// Listening reports whether the collector is subscribed over a connected
+// NATS connection: when it is not, no snapshot can arrive and every node
+// only looks silent.
+func (c *Collector) Listening() bool {
+	nc := c.conn.Load()
+	return nc != nil && nc.IsConnected()
 }
 
 // Refused is how many messages the collector refused (bad subject or JSON).

@@ -160,6 +160,12 @@ func TestBuild_VerdictsAndVisibility(t *testing.T) {
 	if got := v.Clusters[0].Verdict; got != "node 11: world link down since 12:03:01 UTC" {
 		t.Fatalf("verdict %q", got)
 	}
+	stopped := append([]store.SocialInstance(nil), insts...)
+	stopped[2].State = "stopped"
+	v = Build(c.Nodes(t0.Add(time.Second)), stopped, admin, t0.Add(time.Second))
+	if got := v.Clusters[0].Verdict; got != "node 11: world link down since 12:03:01 UTC (world11 is stopped)" {
+		t.Fatalf("verdict with the world stopped: %q", got)
+	}
 	later := t0.Add(time.Minute)
 	v = Build(c.Nodes(later), insts, admin, later)
 	if got := v.Clusters[0]; got.Severity != ui.SocialBad || !strings.HasPrefix(got.Verdict, "node 10: down, silent since 12:03:00 UTC") {
@@ -182,7 +188,7 @@ func TestIssues_PeersDatabaseLockBacklog(t *testing.T) {
 	a.DBUp, a.LoginLock, a.DBPendingWrites = false, "unavailable: not connected to NATS", PendingWritesWarn
 	members := []NodeStatus{{Cluster: "c", Node: 10, Snap: a}, {Cluster: "c", Node: 11, Snap: b}}
 	var got []string
-	for _, is := range Issues(members) {
+	for _, is := range Issues(members, nil) {
 		got = append(got, string(is.Severity)+": "+is.Text)
 	}
 	want := []string{"bad: node 10: database unreachable", "bad: node 10: login lock unavailable: not connected to NATS",

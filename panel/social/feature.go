@@ -29,6 +29,10 @@ var _ Instances = (*store.Store)(nil)
 // the store is read again: live refreshes read the collector, not Postgres.
 const InstancesTTL = 10 * time.Second
 
+// DeafText is shown while the panel's own NATS connection is down.
+const DeafText = "This panel is not connected to NATS right now: no health snapshot can arrive, " +
+	"so nodes only look silent. Check the panel's NATS connection before the ether nodes."
+
 // Deps are what the feature needs.
 type Deps struct {
 	Store     Instances
@@ -87,7 +91,11 @@ func (f *Feature) view(ctx context.Context, p *auth.Principal) (ui.SocialView, e
 		return ui.SocialView{}, httpx.Wrap(http.StatusServiceUnavailable, "the panel cannot read the fleet right now; try again", err)
 	}
 	now := f.deps.Now()
-	return Build(f.deps.Collector.Nodes(now), insts, p, now), nil
+	v := Build(f.deps.Collector.Nodes(now), insts, p, now)
+	if !f.deps.Collector.Listening() {
+		v.Deaf = DeafText
+	}
+	return v, nil
 }
 
 // instances is the store's mapping, read at most every InstancesTTL.

@@ -2,6 +2,7 @@ package social_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,38 @@ func checkRealSnapshot(t *testing.T, p *paneltest.Panel) {
 		len(s.PMsDroppedBy) == 0 {
 		t.Fatalf("real snapshot decoded as %+v\nfrom %s", s, m.Data)
 	}
+}
+
+// TestSocial_PanelLosesNATS: while the panel's own NATS connection is down
+// the page says so (nodes only look silent); once it is back, snapshots
+// arrive again and the warning goes.
+func TestSocial_PanelLosesNATS(t *testing.T) {
+	p := startSocialPanel(t)
+	admin := p.Client(t, "root", p.AddUser(t, "root", auth.RoleAdmin))
+	publish := func() error {
+		b, _ := json.Marshal(map[string]any{"node": 5, "cluster": "solo", "instance": "x", "time": time.Now(),
+			"world_link": "up", "db_up": true, "nats_connected": true, "login_lock": "ok", "peers": []int{}})
+		return p.NC.Publish("solo.health.5", b)
+	}
+	poll.Until(t, 30*time.Second, func() error {
+		if err := publish(); err != nil {
+			return err
+		}
+		_, body := admin.Get("/social/live")
+		if !strings.Contains(body, "solo: <span data-verdict>its only node is healthy") || strings.Contains(body, "data-deaf") {
+			return errorf("cluster solo not healthy yet")
+		}
+		return nil
+	})
+	p.NATS.Shutdown()
+	waitBody(t, admin, "/social/live", "data-deaf", "not connected to NATS")
+	p.NATS.Restart()
+	poll.Until(t, 30*time.Second, func() error {
+		_ = publish() // the test's own connection reconnects too
+		_, body := admin.Get("/social/live")
+		if strings.Contains(body, "data-deaf") {
+			return errorf("still deaf")
+		}
+		return nil
+	})
 }

@@ -90,7 +90,7 @@ func rank(s ui.SocialSeverity) int {
 }
 
 func buildCluster(name string, members []NodeStatus, byNode map[int][]store.SocialInstance, p *auth.Principal, now time.Time) ui.SocialCluster {
-	c := ui.SocialCluster{Name: name, Issues: Issues(members)}
+	c := ui.SocialCluster{Name: name, Issues: Issues(members, stoppedWorlds(members, byNode, p))}
 	for _, n := range members {
 		c.Nodes = append(c.Nodes, buildNode(n, byNode[n.Node], p, now))
 	}
@@ -103,7 +103,7 @@ func buildCluster(name string, members []NodeStatus, byNode map[int][]store.Soci
 func Verdict(nodes int, issues []ui.SocialIssue) (ui.SocialSeverity, string) {
 	if len(issues) == 0 {
 		if nodes == 1 {
-			return ui.SocialOK, "its 1 node is healthy"
+			return ui.SocialOK, "its only node is healthy"
 		}
 		return ui.SocialOK, fmt.Sprintf("All %d nodes healthy", nodes)
 	}
@@ -120,10 +120,30 @@ func Verdict(nodes int, issues []ui.SocialIssue) (ui.SocialSeverity, string) {
 	return worst.Severity, text
 }
 
+// stoppedWorlds names, per node, the world instances the operator can see
+// that are not running ("world11 is stopped"): the likely reason for a
+// world link that is down.
+func stoppedWorlds(members []NodeStatus, byNode map[int][]store.SocialInstance, p *auth.Principal) map[int]string {
+	out := make(map[int]string)
+	for _, n := range members {
+		var names []string
+		for _, si := range byNode[n.Node] {
+			if si.Game == "worldsrv" && si.State != "running" && p.CanView(si.License) {
+				names = append(names, si.Instance+" is "+si.State)
+			}
+		}
+		if len(names) > 0 {
+			out[n.Node] = strings.Join(names, ", ")
+		}
+	}
+	return out
+}
+
 // Issues lists what is wrong in a cluster, node by node: down nodes, world
-// links, database, NATS, the login lock, write backlogs and nodes that do
-// not see each other.
-func Issues(members []NodeStatus) []ui.SocialIssue {
+// links (with why, when worlds names a stopped world instance of the node),
+// database, NATS, the login lock, write backlogs and nodes that do not see
+// each other.
+func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
 	var out []ui.SocialIssue
 	add := func(sev ui.SocialSeverity, format string, a ...any) {
 		out = append(out, ui.SocialIssue{Severity: sev, Text: fmt.Sprintf(format, a...)})
@@ -142,7 +162,9 @@ func Issues(members []NodeStatus) []ui.SocialIssue {
 			add(ui.SocialBad, "node %d: down, silent since %s", n.Node, clock(n.DownSince))
 			continue
 		}
-		if s.WorldLink != LinkUp {
+		if s.WorldLink != LinkUp && worlds[n.Node] != "" {
+			add(ui.SocialBad, "node %d: world link down since %s (%s)", n.Node, clock(n.LinkDownSince), worlds[n.Node])
+		} else if s.WorldLink != LinkUp {
 			add(ui.SocialBad, "node %d: world link down since %s", n.Node, clock(n.LinkDownSince))
 		}
 		if !s.DBUp {
