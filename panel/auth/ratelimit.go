@@ -50,12 +50,13 @@ type Limiter struct {
 	keys map[string]*limitEntry // guarded by mu
 }
 
+// limitEntry is one key's record; every field is guarded by Limiter.mu.
 type limitEntry struct {
 	failures    int       // within the window starting at windowStart
-	windowStart time.Time //
-	lockedUntil time.Time // zero: not locked
+	windowStart time.Time // when the current window began
+	lockedUntil time.Time // zero: never locked
 	lockouts    int       // lockouts so far (doubles the next one)
-	lastFail    time.Time //
+	lastFail    time.Time // the latest failure (eviction order)
 }
 
 // NewLimiter returns a Limiter.

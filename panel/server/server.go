@@ -66,9 +66,9 @@ type Deps struct {
 type Server struct {
 	cfg     Config // immutable after New
 	deps    Deps   // immutable after New
-	log     *slog.Logger
+	log     *slog.Logger // immutable after New
 	handler http.Handler // the whole chain; immutable after New
-	metrics *metrics
+	metrics *metrics     // immutable after New
 }
 
 // New builds the server: every feature's routes on one mux, behind the
