@@ -64,8 +64,8 @@ type Deps struct {
 
 // Server serves the panel.
 type Server struct {
-	cfg     Config // immutable after New
-	deps    Deps   // immutable after New
+	cfg     Config       // immutable after New
+	deps    Deps         // immutable after New
 	log     *slog.Logger // immutable after New
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics     // immutable after New
