@@ -2,17 +2,21 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -92,6 +96,9 @@ func migrated(t *testing.T) (dsn, pw string) {
 		t.Fatal(err)
 	}
 	if _, err := st.CreateUser(ctx, "root", hash, string(auth.RoleAdmin)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateLicense(ctx, "demo", "Demo"); err != nil {
 		t.Fatal(err)
 	}
 	return dsn, pw
@@ -175,8 +182,73 @@ func TestTwoReplicasSideBySide(t *testing.T) {
 			t.Errorf("%s/social with the session from %s: %d", r.url, a.url, code)
 		}
 	}
+	heartbeatsWrittenOnce(t, ns, hc, a, b)
 	anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if code, _ := get(t, anon, b.url+"/social"); code != http.StatusSeeOther {
 		t.Errorf("no session: %d, want a redirect to /login", code)
 	}
+}
+
+// heartbeatsWrittenOnce publishes heartbeats of a known license and checks
+// that the two replicas' ingest (one NATS queue group) took each exactly
+// once between them, and that both fleet pages show the host.
+func heartbeatsWrittenOnce(t *testing.T, ns *natstest.Server, hc *http.Client, a, b *replica) {
+	t.Helper()
+	nc := ns.Connect(t)
+	hb := func() []byte {
+		data, _ := json.Marshal(wire.Heartbeat{Schema: 2, Timestamp: time.Now().UTC(),
+			Agent: wire.AgentInfo{Version: "test", OS: "linux", Arch: "amd64"}, Host: wire.HostInfo{Hostname: "replica-test-host"}})
+		return data
+	}
+	// The first heartbeat that lands shows both replicas are ingesting.
+	poll.Until(t, 20*time.Second, func() error {
+		if err := nc.Publish(wire.HeartbeatSubject("demo"), hb()); err != nil {
+			return err
+		}
+		if code, body := get(t, hc, b.url+"/"); code != http.StatusOK || !strings.Contains(body, "replica-test-host") {
+			return fmt.Errorf("fleet page on the second replica: %d, host not listed yet", code)
+		}
+		return nil
+	})
+	before := ingested(t, hc, a) + ingested(t, hc, b)
+	const n = 20
+	for range n {
+		if err := nc.Publish(wire.HeartbeatSubject("demo"), hb()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll.Until(t, 20*time.Second, func() error {
+		if got := ingested(t, hc, a) + ingested(t, hc, b) - before; got != n {
+			return fmt.Errorf("replicas ingested %d of %d heartbeats", got, n)
+		}
+		return nil
+	})
+	if code, body := get(t, hc, a.url+"/"); code != http.StatusOK || !strings.Contains(body, "replica-test-host") {
+		t.Errorf("fleet page on the first replica: %d, host missing", code)
+	}
+	time.Sleep(300 * time.Millisecond) // a duplicate delivery would show up after a flush (250 ms)
+	if got := ingested(t, hc, a) + ingested(t, hc, b) - before; got != n {
+		t.Errorf("replicas ingested %d heartbeats, want each of %d once", got, n)
+	}
+}
+
+// ingested is the replica's count of ingested agent messages (/metrics).
+func ingested(t *testing.T, hc *http.Client, r *replica) int {
+	t.Helper()
+	code, body := get(t, hc, r.url+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("%s/metrics: %d", r.url, code)
+	}
+	total := 0
+	for _, line := range strings.Split(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, "corrosion_panel_ingest_messages_total{"); ok {
+			_, v, _ := strings.Cut(rest, "} ")
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", line, err)
+			}
+			total += int(f)
+		}
+	}
+	return total
 }

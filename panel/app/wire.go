@@ -10,13 +10,20 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/corrosion/corrosion/panel/admin"
+	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/console"
+	"github.com/corrosion/corrosion/panel/files"
+	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/ingest"
+	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/login"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
+	ui "github.com/corrosion/corrosion/web/panel"
 )
 
 // sessionPruneEvery is how often expired sessions are deleted.
@@ -89,7 +96,11 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 			Metrics: login.MetricsAccess{Token: cfg.MetricsToken},
 			Health:  func(ctx context.Context) error { return p.store.Pool().Ping(ctx) }, Logger: p.log}),
 	}
-	features = append(features, buildFeatures(feats, p)...)
+	more, err := buildFeatures(feats, p, sessions)
+	if err != nil {
+		return b, err
+	}
+	features = append(features, more...)
 	srv, err := server.New(server.Config{Listen: cfg.Listen, TrustedOrigins: cfg.TrustedOrigins}, server.Deps{
 		Auth:     sessions,
 		Audit:    p.store,
@@ -105,17 +116,34 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 }
 
 // startIngest starts the fleet's ingest (a NATS queue group shared by
-// every replica, batched writes).
+// every replica, batched writes); stopping g flushes its last batch.
 func startIngest(g *group, p parts) error {
+	in, err := ingest.New(ingest.Config{}, p.store, p.nc, p.log, p.reg)
+	if err != nil {
+		return err
+	}
+	g.goRun(p.log, "ingest", in.Run)
 	return nil
 }
 
-// buildFeatures builds the pages, starting their background work in g.
-func buildFeatures(g *group, p parts) []httpx.Feature {
+// buildFeatures builds the pages, starting their background work (the
+// live state hub, the social health collector) in g.
+func buildFeatures(g *group, p parts, sessions *auth.Sessions) ([]httpx.Feature, error) {
+	live, err := fleetui.NewLive(livestate.Config{}, p.nc, p.store, p.log, livestate.NewMetrics(p.reg))
+	if err != nil {
+		return nil, err
+	}
+	g.goRun(p.log, "live state hub", live.Run)
 	collector := social.NewCollector(p.log)
 	g.goRun(p.log, "social health collector", func(ctx context.Context) error { return collector.Run(ctx, p.nc) })
-	return []httpx.Feature{
-		console.New(console.Deps{NATS: p.nc, Logger: p.log}),
-		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),
+	head := func(ctx context.Context, pr *auth.Principal, license, instance string) (ui.InstanceHead, error) {
+		return fleetui.Head(ctx, p.store, license, instance, pr)
 	}
+	return []httpx.Feature{
+		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Logger: p.log}),
+		console.New(console.Deps{NATS: p.nc, Head: head, Logger: p.log}),
+		files.New(files.Deps{NATS: p.nc, Head: head, Logger: p.log}),
+		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),
+		admin.New(admin.Deps{Store: p.store, Hasher: sessions.Hasher(), Logger: p.log}),
+	}, nil
 }
