@@ -45,6 +45,15 @@ func TestLogin_Browser(t *testing.T) {
 		t.Fatalf("not logged in, / went to %s", loc)
 	}
 	browsertest.Screenshot(t, tab, "panel-login")
+	var theme string
+	browsertest.Run(t, tab, 10*time.Second, "switch the theme on the login page",
+		chromedp.Click(`[data-theme-toggle]`, chromedp.ByQuery),
+		chromedp.AttributeValue(`html`, "data-theme", &theme, nil, chromedp.ByQuery),
+	)
+	if theme != "dark" && theme != "light" {
+		t.Fatalf("theme toggle set data-theme %q", theme)
+	}
+	browsertest.Screenshot(t, tab, "panel-login-"+theme)
 
 	wrongPassword(t, tab)
 
