@@ -77,9 +77,9 @@ func (f *Feature) Routes() []httpx.Route {
 	}
 }
 
-// ids returns the request's license and instance, refusing ids that cannot
-// name an instance on the wire.
-func ids(r *http.Request) (license, instance string, err error) {
+// InstanceIDs returns the request's {license} and {instance}, refusing
+// ids that cannot name an instance on the wire (404).
+func InstanceIDs(r *http.Request) (license, instance string, err error) {
 	license, instance = r.PathValue("license"), r.PathValue("instance")
 	if !wire.ValidLicenseID(license) || !wire.ValidInstanceID(instance) {
 		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q on license %q", instance, license)
@@ -98,11 +98,8 @@ func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, ins
 // MinimalHead is an instance header with the ids and the principal's
 // rights only, for a panel wired without the fleet pages.
 func MinimalHead(p *auth.Principal, license, instance string) ui.InstanceHead {
-	h := ui.InstanceHead{License: license, Instance: instance, HostOnline: true, CanAct: p.CanAct(license)}
-	if !h.CanAct {
-		h.ViewerWhy = "you are a viewer"
-	}
-	return h
+	return ui.InstanceHead{License: license, Instance: instance, HostOnline: true,
+		CanAct: p.CanAct(license), ViewerWhy: WhyNot(p, license)}
 }
 
 // agentError is an agent request's error in words for the operator.

@@ -186,3 +186,24 @@ func gauge(t *testing.T, p *paneltest.Panel, name string) float64 {
 	t.Fatalf("no metric %s", name)
 	return 0
 }
+
+// Two replicas behind a load balancer: each serves its own browsers'
+// streams from its own subscription; a line sent through one reaches the
+// browsers of both.
+func TestConsole_TwoReplicas(t *testing.T) {
+	e := newEnv(t)
+	r2 := e.p.Replica(t)
+	c2 := r2.Client(t, "olga", e.opPW)
+	one, status1, _ := openStream(t, e.op, e.p.URL+gameURL+"/console/stream")
+	two, status2, _ := openStream(t, c2, r2.URL+gameURL+"/console/stream")
+	if status1 != http.StatusOK || status2 != http.StatusOK {
+		t.Fatalf("streams: %d and %d", status1, status2)
+	}
+	waitFor(t, one, "hello from the game")
+	waitFor(t, two, "hello from the game")
+	if status, body := e.op.PostForm(gameURL+"/console/send", url.Values{"line": {"both-replicas"}}); status != http.StatusSeeOther {
+		t.Fatalf("send: %d %q", status, body)
+	}
+	waitFor(t, one, "echo: both-replicas")
+	waitFor(t, two, "echo: both-replicas")
+}

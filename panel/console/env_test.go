@@ -33,6 +33,7 @@ type env struct {
 	op    *paneltest.Client // operator of licA
 	other *paneltest.Client // operator of licB only
 	view  *paneltest.Client // viewer of licA
+	opPW  string            // the operator's password
 }
 
 func newEnv(t *testing.T) *env {
@@ -54,7 +55,8 @@ func newEnv(t *testing.T) *env {
 		paneltest.AgentInstance{ID: "game", Autostart: true, Args: []string{"-banner", "hello from the game"},
 			RCON: &paneltest.AgentRCON{Kind: "source", Port: e.rcon.Port(), Password: "rcon-pw"}},
 		paneltest.AgentInstance{ID: "idle"})
-	e.op = e.p.Client(t, "olga", e.p.AddUser(t, "olga", auth.RoleOperator, licA))
+	e.opPW = e.p.AddUser(t, "olga", auth.RoleOperator, licA)
+	e.op = e.p.Client(t, "olga", e.opPW)
 	e.other = e.p.Client(t, "bert", e.p.AddUser(t, "bert", auth.RoleOperator, licB))
 	e.view = e.p.Client(t, "vic", e.p.AddUser(t, "vic", auth.RoleViewer, licA))
 	return e

@@ -18,7 +18,7 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	license, instance, err := ids(r)
+	license, instance, err := InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 		return err
 	}
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
-		CanSend: p.CanAct(license), Why: whyNot(p, license), Entries: entries}
+		CanSend: p.CanAct(license), Why: WhyNot(p, license), Entries: entries}
 	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
 }
 
@@ -35,7 +35,7 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // agent's rcon func. htmx gets the history entry to append; a plain form
 // gets the tab with that entry.
 func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := InstanceIDs(r)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ const sendTimeout = 15 * time.Second
 
 // page serves the console tab.
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -30,14 +30,14 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		return err
 	}
 	url := ui.InstanceURL(license, instance) + "/console"
-	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: whyNot(p, license)}
+	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: WhyNot(p, license)}
 	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))
 }
 
 // send serves POST …/console/send: one line (form field "line") to the
 // game's stdin through the agent's send func.
 func (f *Feature) send(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,9 @@ func CheckLine(line string) error {
 	return nil
 }
 
-func whyNot(p *auth.Principal, license string) string {
+// WhyNot is why p may not act on the license, in words ("you are a
+// viewer"); empty when p may.
+func WhyNot(p *auth.Principal, license string) string {
 	switch {
 	case p.CanAct(license):
 		return ""

@@ -45,7 +45,7 @@ const (
 // stream serves GET …/console/stream: the backlog, then live lines in
 // batches, until the browser leaves.
 func (f *Feature) stream(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := InstanceIDs(r)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	ui "github.com/corrosion/corrosion/web/panel"
@@ -31,7 +32,7 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
 	return ui.FilesView{Head: head, Base: ui.InstanceURL(license, instance) + "/files", Dir: dir,
-		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: whyNot(p, license),
+		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: console.WhyNot(p, license),
 		UploadMax: ui.FileSize(f.uploadMax())}
 }
 
@@ -105,7 +106,7 @@ func viewURL(license, instance, p string) string {
 // view serves a file: text in an editor (read-only for viewers), binary
 // and big files as a download link.
 func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 )
 
@@ -25,7 +26,7 @@ const (
 // download serves GET …/files/download?path=: the file as an attachment,
 // read from the agent in chunks.
 func (f *Feature) download(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,6 @@ func (f *Feature) download(w http.ResponseWriter, r *http.Request, p *auth.Princ
 // the response short of its Content-Length, so the browser reports it.
 func (f *Feature) stream(w http.ResponseWriter, r *http.Request, license, instance, fp string, size int64, data []byte) {
 	var off int64
-	size0 := chunkStart
 	for {
 		if _, err := w.Write(data); err != nil {
 			return
@@ -72,7 +72,7 @@ func (f *Feature) stream(w http.ResponseWriter, r *http.Request, license, instan
 		if off >= size || len(data) == 0 {
 			return
 		}
-		next, err := f.chunk(r, license, instance, fp, off, size0)
+		next, err := f.chunk(r, license, instance, fp, off, chunkStart)
 		if err != nil {
 			f.log.Warn("download cut short", "path", fp, "offset", off, "err", err)
 			return

@@ -13,7 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/console"
@@ -65,15 +64,6 @@ func (f *Feature) Routes() []httpx.Route {
 	}
 }
 
-// ids returns the request's license and instance.
-func ids(r *http.Request) (license, instance string, err error) {
-	license, instance = r.PathValue("license"), r.PathValue("instance")
-	if !wire.ValidLicenseID(license) || !wire.ValidInstanceID(instance) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q on license %q", instance, license)
-	}
-	return license, instance, nil
-}
-
 func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
 	if f.head != nil {
 		return f.head(ctx, p, license, instance)
@@ -118,14 +108,3 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 }
 
 func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
-
-func whyNot(p *auth.Principal, license string) string {
-	switch {
-	case p.CanAct(license):
-		return ""
-	case p.Role == auth.RoleViewer:
-		return "you are a viewer"
-	default:
-		return "you have no grant to act on license " + license
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	ui "github.com/corrosion/corrosion/web/panel"
@@ -41,7 +42,7 @@ func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) /
 // save serves POST …/files/save: the editor's text (fields path, content,
 // eol) written over the file.
 func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // upload serves POST …/files/upload: a multipart file (field "file") into
 // folder "dir"; an existing file is replaced only with "replace" set.
 func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string
 
 // mkdir serves POST …/files/mkdir: folder "name" inside "dir".
 func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := ids(r)
+	license, instance, err := console.InstanceIDs(r)
 	if err != nil {
 		return err
 	}
