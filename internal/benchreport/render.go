@@ -22,6 +22,7 @@ var goals = map[string]string{
 	"BenchmarkLoginCheck":          "p50/p99 (baseline: raw NATS request-reply)",
 	"BenchmarkLoginStorm":          "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
 	"BenchmarkFleetPage":           "p50 ≤ 30 ms for 1,000 hosts (baseline: the same store read sent as JSON)",
+	"BenchmarkConsoleFanout":       "10,000 lines/s to 20 live consoles: every stream keeps up or says it dropped (accounted 100%), panel memory flat",
 }
 
 // notes explain figures whose reading is not obvious.
@@ -43,6 +44,13 @@ var notes = map[string]string{
 		"same Hosts read (counts by state and the sparkline samples) encoded with encoding/json behind the same " +
 		"server. Both are dominated by the store read: the 30,000 sparkline samples (one index scan per host, " +
 		"then a sort by license text).",
+	"BenchmarkConsoleFanout": "one instance's console published on NATS at 10,000 lines/s in agent-like batches (one " +
+		"message per 10 ms) for 5 s, followed by 20 SSE streams of the real panel (panel/console's hub: one NATS " +
+		"subscription, a bounded buffer per stream, 75 ms batches). `min-stream-lines/s` is the slowest stream's " +
+		"delivered rate; `min-accounted-%` is the worst stream's (delivered + announced dropped) ÷ published. " +
+		"Heap and RSS are of the whole test process (panel, embedded NATS, readers) after a GC returning memory " +
+		"to the system, before the streams opened and after they closed. The baseline is a bare NATS subscriber " +
+		"decoding and counting the same messages.",
 	"BenchmarkIdleRSS": "VmRSS of the agent binary, 3 s after ten fake game servers reached `running`; " +
 		"the baseline is a bare nats.go client process (internal/natsidle).",
 }
