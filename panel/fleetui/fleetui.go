@@ -45,8 +45,17 @@ type Deps struct {
 	Agents Agents
 	// Live serves the live state streams; nil: the stream routes answer
 	// 503 (pages still render, without live updates).
-	Live   *livestate.Hub
+	Live *livestate.Hub
+	// Auth, when set, is asked again now and then who a live stream's
+	// operator is (server.Deps.Auth: the sessions): a stream of an operator
+	// who logged out or lost a grant ends instead of running on.
+	Auth   Authenticator
 	Logger *slog.Logger
+}
+
+// Authenticator finds the operator of a request (panel/auth's sessions).
+type Authenticator interface {
+	Principal(r *http.Request) (*auth.Principal, error)
 }
 
 // Feature serves the fleet routes.

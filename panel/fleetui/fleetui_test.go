@@ -258,3 +258,32 @@ func publish(t *testing.T, p *paneltest.Panel, subject string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// An open stream does not outlive its operator's grant: revoked, the
+// stream ends, and the browser's reconnect is refused.
+func TestScoping_RevokedGrantEndsTheStream(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "olga", auth.RoleOperator, "lic-a")
+	c := p.Client(t, "olga", pw)
+	_, live := openStream(t, p, c, "/live/hosts/lic-a")
+	_, fleet := openStream(t, p, c, "/live/fleet")
+	ctx := context.Background()
+	u, err := p.Store.UserByName(ctx, "olga")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Store.Revoke(ctx, u.ID, "lic-a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*stream{live, fleet} {
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a stream outlived the grant it was opened with")
+		}
+	}
+	if status, _ := openStream(t, p, c, "/live/hosts/lic-a"); status != http.StatusForbidden {
+		t.Fatalf("reconnect after the revoke: %d, want 403", status)
+	}
+}

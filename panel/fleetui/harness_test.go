@@ -32,12 +32,12 @@ func startPanel(t *testing.T) *paneltest.Panel {
 			t.Fatal(err)
 		}
 		d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
-		hub, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
+		hub, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond, Recheck: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Go(func(ctx context.Context) { _ = hub.Run(ctx) })
-		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Logger: d.Logger})}
+		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Logger: d.Logger})}
 	}})
 }
 
@@ -51,7 +51,7 @@ type sseEvent struct {
 type stream struct {
 	mu     sync.Mutex
 	events []sseEvent // guarded by mu
-	done   chan struct{}
+	done   chan struct{} // closed when the server ends the stream
 }
 
 // openStream opens an SSE stream with c's session; the status is

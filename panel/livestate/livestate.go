@@ -97,6 +97,9 @@ type Config struct {
 	Buffer    int           // fragments waiting per stream; default 256
 	Tick      time.Duration // how often the Model re-evaluates hosts; default 1 s
 	KeepAlive time.Duration // comment line on an idle stream; default 20 s
+	// Recheck is how often a stream with Subscription.Recheck asks again
+	// who its operator is; default 15 s.
+	Recheck time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -111,6 +114,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 20 * time.Second
+	}
+	if c.Recheck <= 0 {
+		c.Recheck = 15 * time.Second
 	}
 	return c
 }

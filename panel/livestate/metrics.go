@@ -11,6 +11,7 @@ type Metrics struct {
 	refetches    prometheus.Counter
 	queueDropped prometheus.Counter
 	malformed    prometheus.Counter
+	revoked      prometheus.Counter
 }
 
 type metrics = Metrics
@@ -30,9 +31,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Agent messages dropped because the live state queue was full (every stream refetches)."}),
 		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_malformed_total",
 			Help: "Agent messages the live state hub could not decode."}),
+		revoked: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_streams_revoked_total",
+			Help: "Live streams ended because their operator logged out or lost a role or grant."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.streams, m.sent, m.dropped, m.refetches, m.queueDropped, m.malformed)
+		reg.MustRegister(m.streams, m.sent, m.dropped, m.refetches, m.queueDropped, m.malformed, m.revoked)
 	}
 	return m
 }
