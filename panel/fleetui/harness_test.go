@@ -50,7 +50,7 @@ type sseEvent struct {
 // stream is an open live stream read in the background.
 type stream struct {
 	mu     sync.Mutex
-	events []sseEvent // guarded by mu
+	events []sseEvent    // guarded by mu
 	done   chan struct{} // closed when the server ends the stream
 }
 
