@@ -1,0 +1,254 @@
+package dev_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/corrosion/corrosion/internal/natstest"
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
+	"github.com/corrosion/corrosion/panel/dev"
+)
+
+// banner is what the test reads from dev's stdout.
+type banner struct {
+	password   string
+	worldPorts []int
+	pgPort     int
+	agentLog   string
+}
+
+var (
+	passwordRE = regexp.MustCompile(`username: admin  password: (\S+)`)
+	worldRE    = regexp.MustCompile(`world \d+ +http://127\.0\.0\.1:(\d+)/client\?world=\d+`)
+	pgRE       = regexp.MustCompile(`Postgres +postgres://postgres@127\.0\.0\.1:(\d+)/`)
+	agentLogRE = regexp.MustCompile(`agent log (\S+)`)
+)
+
+func parseBanner(out string) (banner, error) {
+	var b banner
+	m := passwordRE.FindStringSubmatch(out)
+	pg := pgRE.FindStringSubmatch(out)
+	al := agentLogRE.FindStringSubmatch(out)
+	if m == nil || pg == nil || al == nil || !strings.Contains(out, "Ctrl-C stops everything.") {
+		return b, errors.New("no complete banner yet")
+	}
+	b.password, b.agentLog = m[1], al[1]
+	b.pgPort, _ = strconv.Atoi(pg[1])
+	for _, w := range worldRE.FindAllStringSubmatch(out, -1) {
+		p, _ := strconv.Atoi(w[1])
+		b.worldPorts = append(b.worldPorts, p)
+	}
+	if len(b.worldPorts) != 2 {
+		return b, fmt.Errorf("want 2 world URLs, got %d", len(b.worldPorts))
+	}
+	return b, nil
+}
+
+// TestDevRunsTheWholeSystemAndLeavesNothing runs the built
+// `corrosion-panel dev` as a user would (free ports), waits for the
+// panel and both worlds with their sidecars, logs in with the printed
+// password, finds both worlds in the fleet, then Ctrl-C: every child
+// process must be gone and every port free.
+func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
+	bin := testbin.Build(t, "./panel/cmd/corrosion-panel")
+	for _, pkg := range []string{"./agent/cmd/corrosion-agent", "./ether/cmd/ether", "./worldsrv/cmd/worldsrv"} {
+		testbin.Build(t, pkg) // next to corrosion-panel: dev finds them there
+	}
+	panelPort, natsPort := natstest.FreePort(t), natstest.FreePort(t)
+	var stdout, stderr testbin.Output
+	cmd := exec.Command(bin, "dev", "--listen", fmt.Sprintf("127.0.0.1:%d", panelPort),
+		"--nats-port", strconv.Itoa(natsPort), "--world-ports", "free")
+	cmd.Env = withoutDatabaseURL(testbin.Env())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited, waited := make(chan error, 1), make(chan struct{})
+	go func() {
+		exited <- cmd.Wait()
+		close(waited)
+	}()
+	t.Cleanup(func() {
+		stopOnFailure(t, cmd, waited)
+		if t.Failed() {
+			t.Logf("dev stdout:\n%s\ndev stderr:\n%s", stdout.String(), stderr.String())
+		}
+	})
+	var b banner
+	poll.Until(t, 90*time.Second, func() error {
+		select {
+		case err := <-exited:
+			t.Fatalf("dev exited early: %v", err)
+		default:
+		}
+		var err error
+		b, err = parseBanner(stdout.String())
+		return err
+	})
+	panel := fmt.Sprintf("http://127.0.0.1:%d", panelPort)
+	waitUp(t, panel, b.worldPorts)
+	hc := login(t, panel, b.password)
+	poll.Until(t, 30*time.Second, func() error {
+		if code, body := get(hc, panel+"/"); code != http.StatusOK || !strings.Contains(body, "/hosts/demo") {
+			return fmt.Errorf("fleet page: %d, host demo not listed yet", code)
+		}
+		code, body := get(hc, panel+"/hosts/demo")
+		if code != http.StatusOK || !strings.Contains(body, "world10") || !strings.Contains(body, "world11") {
+			return fmt.Errorf("host page: %d, world10 and world11 not both listed yet", code)
+		}
+		return nil
+	})
+	children := descendants(t, cmd.Process.Pid)
+	if len(children) < 5 { // agent, 2 ethers, 2 worlds (and Postgres)
+		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
+	}
+	stopAndCheck(t, cmd, exited, children, append([]int{panelPort, natsPort, b.pgPort}, b.worldPorts...))
+	if _, err := os.Stat(filepath.Dir(b.agentLog)); !os.IsNotExist(err) {
+		t.Errorf("dev's temporary directory %s is left behind (%v)", filepath.Dir(b.agentLog), err)
+	}
+}
+
+// stopOnFailure stops a dev the test left running (it failed before its
+// Ctrl-C) the way a user would, so its games do not outlive the test: a
+// killed dev cannot stop them (the agent leaves its games running).
+func stopOnFailure(t *testing.T, cmd *exec.Cmd, waited <-chan struct{}) {
+	select {
+	case <-waited:
+		return
+	default:
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-waited:
+	case <-time.After(60 * time.Second):
+		t.Errorf("dev did not stop within 60 s of SIGINT; killing it")
+		_ = cmd.Process.Kill()
+	}
+}
+
+func withoutDatabaseURL(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "DATABASE_URL=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// waitUp waits for the panel's /healthz and both worlds' /status with
+// their sidecar link up.
+func waitUp(t *testing.T, panel string, worldPorts []int) {
+	t.Helper()
+	client := &http.Client{Timeout: 2 * time.Second}
+	poll.Until(t, 90*time.Second, func() error {
+		if code, _ := get(client, panel+"/healthz"); code != http.StatusOK {
+			return fmt.Errorf("panel /healthz: %d", code)
+		}
+		for _, p := range worldPorts {
+			ether, err := dev.WorldEther(context.Background(), client, p)
+			if err != nil || ether != "up" {
+				return fmt.Errorf("world on %d: ether %q, %v", p, ether, err)
+			}
+		}
+		return nil
+	})
+}
+
+func login(t *testing.T, panel, password string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	form := url.Values{"name": {"admin"}, "password": {password}}
+	req, _ := http.NewRequest(http.MethodPost, panel+"/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", panel)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login with the printed password: %s", resp.Status)
+	}
+	return hc
+}
+
+func get(hc *http.Client, u string) (int, string) {
+	resp, err := hc.Get(u)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// descendants lists every process below pid, recursively.
+func descendants(t *testing.T, pid int) []*process.Process {
+	t.Helper()
+	p, err := process.NewProcess(int32(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*process.Process
+	kids, _ := p.Children()
+	for _, k := range kids {
+		out = append(out, k)
+		out = append(out, descendants(t, int(k.Pid))...)
+	}
+	return out
+}
+
+// stopAndCheck sends SIGINT (Ctrl-C), waits for a clean exit, and checks
+// that no child is left and every port is free.
+func stopAndCheck(t *testing.T, cmd *exec.Cmd, exited <-chan error, children []*process.Process, ports []int) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("dev after Ctrl-C: %v, want exit 0", err)
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("dev did not stop within 90 s of Ctrl-C")
+	}
+	poll.Until(t, 10*time.Second, func() error {
+		for _, c := range children {
+			if running, err := c.IsRunning(); err == nil && running {
+				name, _ := c.Cmdline()
+				return fmt.Errorf("process %d (%s) is still running", c.Pid, name)
+			}
+		}
+		return nil
+	})
+	for _, p := range ports {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			t.Errorf("port %d is still taken after dev stopped: %v", p, err)
+			continue
+		}
+		l.Close()
+	}
+}
