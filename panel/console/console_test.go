@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/paneltest"
@@ -206,4 +207,33 @@ func TestConsole_TwoReplicas(t *testing.T) {
 	}
 	waitFor(t, one, "echo: both-replicas")
 	waitFor(t, two, "echo: both-replicas")
+}
+
+// A console whose agent does not answer opens anyway, says why there is
+// no backlog, and shows live lines when they come.
+func TestConsole_NoAgentSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("stream: %d", status)
+	}
+	var notice string
+	for ev := range events {
+		if ev.name == console.EventNotice {
+			notice = ev.data
+			break
+		}
+	}
+	if !strings.Contains(notice, "no backlog: the agent is not connected") {
+		t.Fatalf("notice %q", notice)
+	}
+	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
+	m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "ghost", Lines: []wire.ConsoleLine{{Stream: "stderr", Text: "late line"}}}
+	if err := e.p.NC.Publish(wire.ConsoleSubject(licA, "ghost"), m.AppendJSON(nil)); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFor(t, events, "late line")
+	if _, streams, _ := seen[len(seen)-1].lines(t); streams[len(streams)-1] != "e" {
+		t.Fatalf("stderr line sent as stream %q", streams[len(streams)-1])
+	}
 }
