@@ -8,6 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// instanceColumns reads an instance row. Uptime, CPU and memory are at
+// most one sample bucket old (heartbeats rewrite an unchanged instance's
+// row only that often); state, pid, game and label are current.
 const instanceColumns = `license_id, instance_id, game, label, state, coalesce(pid, 0), uptime_s, crash_count,
 	cpu_percent, rss_mb, state_since, updated_at, last_message`
 

@@ -137,11 +137,24 @@ func TestApplyBatch_HeartbeatCreatesHostAndInstances(t *testing.T) {
 	if hosts[0].License != "lic1" || len(hosts[0].Samples) != 1 || hosts[1].Seen || hosts[1].Online {
 		t.Fatalf("hosts = %+v", hosts)
 	}
+	// A heartbeat that changes only the telemetry of an instance rewrites
+	// its row once per sample bucket.
+	fleetApply(t, s, store.Batch{Heartbeats: []store.HeartbeatRow{fleetHeartbeat(t, "lic1", now.Add(time.Second/2), now.Add(time.Second/2), "world10", "running", "ether10", "stopped")}})
+	next := now.Add(store.DefaultSampleEvery)
+	row := fleetHeartbeat(t, "lic1", next, next, "world10", "running", "ether10", "stopped")
+	row.Heartbeat.Instances[0].UptimeSeconds, row.Heartbeat.Instances[0].CPUPercent = 77, fleetPtr(150.5)
+	row.Heartbeat.Instances[0].RSSMB = fleetPtr(uint64(1) << 63)
+	row.JSON, _ = json.Marshal(row.Heartbeat)
+	fleetApply(t, s, store.Batch{Heartbeats: []store.HeartbeatRow{row}})
+	in, err := s.Instance(ctx, "lic1", "world10")
+	if err != nil || in.UptimeSeconds != 77 || *in.CPUPercent != 150.5 || *in.RSSMB <= 0 || !in.UpdatedAt.Equal(next) || !in.StateSince.Equal(now) {
+		t.Fatalf("world10 = %+v, %v", in, err)
+	}
 	// The next heartbeat drops an instance taken out of the config.
-	later := now.Add(time.Second)
+	later := next.Add(time.Second)
 	fleetApply(t, s, store.Batch{Heartbeats: []store.HeartbeatRow{fleetHeartbeat(t, "lic1", later, later, "world10", "stopped")}})
 	ins, err = s.Instances(ctx, "lic1")
-	if err != nil || len(ins) != 1 || ins[0].State != wire.StateStopped || !ins[0].StateSince.Equal(later) {
+	if err != nil || len(ins) != 1 || ins[0].State != wire.StateStopped || !ins[0].StateSince.Equal(later) || ins[0].CPUPercent != nil {
 		t.Fatalf("instances after = %+v, %v", ins, err)
 	}
 }

@@ -61,7 +61,8 @@ type BatchResult struct {
 }
 
 // ApplyBatch writes b in one transaction: unknown licenses counted, then
-// beacons, hosts with samples, instances from heartbeats, events with the
+// beacons, instances from heartbeats (only of hosts whose instances changed
+// or are due a refresh), hosts with their samples, events with the
 // instances they update. Rows are written in key order so that two
 // replicas' concurrent batches do not deadlock; redelivered events are
 // written once (the dedup index). Stale data never overwrites newer: a
@@ -70,7 +71,7 @@ type BatchResult struct {
 func (s *Store) ApplyBatch(ctx context.Context, b Batch) (BatchResult, error) {
 	var res BatchResult
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		known, err := lockKnown(ctx, tx, b)
+		known, err := knownLicenses(ctx, tx, b)
 		if err != nil {
 			return err
 		}
@@ -79,10 +80,11 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (BatchResult, error) {
 			return err
 		}
 		kb := b.known(known)
-		for _, step := range []func(context.Context, pgx.Tx, *Batch) error{
-			writeBeacons, writeHosts, writeSamples, writeHeartbeatInstances, deleteGoneInstances, writeEvents, writeEventInstances,
+		plan := newHostPlan(&kb)
+		for _, step := range []func(context.Context, pgx.Tx, *Batch, *hostPlan) error{
+			writeBeacons, planInstances, writeHeartbeatInstances, deleteGoneInstances, writeHosts, writeEvents, writeEventInstances,
 		} {
-			if err := step(ctx, tx, &kb); err != nil {
+			if err := step(ctx, tx, &kb, plan); err != nil {
 				return err
 			}
 		}
@@ -94,9 +96,10 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (BatchResult, error) {
 	return res, nil
 }
 
-// lockKnown returns the batch's licenses that are enabled panel licenses,
-// locked (KEY SHARE) so that a concurrent delete cannot break the writes.
-func lockKnown(ctx context.Context, tx pgx.Tx, b Batch) (map[string]bool, error) {
+// knownLicenses returns the batch's licenses that are enabled panel
+// licenses. (Not locked: a license deleted meanwhile fails its rows' foreign
+// keys, and ingest then writes the batch license by license.)
+func knownLicenses(ctx context.Context, tx pgx.Tx, b Batch) (map[string]bool, error) {
 	ids := make([]string, 0, len(b.Messages))
 	for id := range b.Messages {
 		ids = append(ids, id)
@@ -112,7 +115,7 @@ func lockKnown(ctx context.Context, tx pgx.Tx, b Batch) (map[string]bool, error)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	rows, err := tx.Query(ctx, `SELECT id FROM panel_licenses WHERE id = ANY($1) AND NOT disabled ORDER BY id FOR KEY SHARE`, ids)
+	rows, err := tx.Query(ctx, `SELECT id FROM panel_licenses WHERE id = ANY($1) AND NOT disabled`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("look up licenses: %w", err)
 	}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,9 +13,41 @@ import (
 // maxGaps is how many recent heartbeat gaps a host keeps for its interval.
 const maxGaps = 8
 
+// hostPlan is what the heartbeat steps of one batch share.
+type hostPlan struct {
+	sigs []int64 // per Batch.Heartbeats: the signature of its instance reports
+	// due holds the licenses whose instance rows this batch writes: new
+	// hosts, changed instances, or telemetry older than the sample bucket.
+	due map[string]bool
+}
+
+func newHostPlan(b *Batch) *hostPlan {
+	p := &hostPlan{sigs: make([]int64, len(b.Heartbeats)), due: map[string]bool{}}
+	for i, r := range b.Heartbeats {
+		p.sigs[i] = instanceSig(r)
+	}
+	return p
+}
+
+// instanceSig hashes what an instance row holds from a heartbeat apart
+// from telemetry: ids, states, pids, games and labels, in id order.
+func instanceSig(r HeartbeatRow) int64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, in := range sortedReports(r.Heartbeat.Instances) {
+		for _, s := range []string{in.ID, string(in.State), in.Game, in.Label} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		binary.LittleEndian.PutUint64(buf[:], uint64(in.PID))
+		h.Write(buf[:])
+	}
+	return int64(h.Sum64())
+}
+
 // writeBeacons marks hosts going offline (a beacon older than the host's
 // last heartbeat is harmless: HostOnline ignores it).
-func writeBeacons(ctx context.Context, tx pgx.Tx, b *Batch) error {
+func writeBeacons(ctx context.Context, tx pgx.Tx, b *Batch, _ *hostPlan) error {
 	if len(b.Beacons) == 0 {
 		return nil
 	}
@@ -30,37 +64,91 @@ func writeBeacons(ctx context.Context, tx pgx.Tx, b *Batch) error {
 	return nil
 }
 
-// hostUpsert writes each host's latest state. The new gap since the last
-// heartbeat joins recent_gaps (unless a going_offline beacon came between:
-// that gap is a restart, not the interval); interval_s is their median,
-// clamped. A beacon older than this heartbeat is cleared.
-var hostUpsert = fmt.Sprintf(`WITH u AS (
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int4[],
-		$9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::jsonb[], $14::timestamptz[])
+// planInstances finds the hosts whose instance rows need writing: most
+// heartbeats change nothing but telemetry, and cost no instance row.
+func planInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
+	n := len(b.Heartbeats)
+	if n == 0 {
+		return nil
+	}
+	ids, ats := make([]string, n), make([]time.Time, n)
+	for i, r := range b.Heartbeats {
+		ids[i], ats[i] = r.License, r.Heartbeat.Timestamp
+	}
+	rows, err := tx.Query(ctx, `SELECT u.l FROM unnest($1::text[], $2::int8[], $3::timestamptz[]) AS u(l, sig, at)
+		LEFT JOIN panel_hosts h ON h.license_id = u.l
+		WHERE h.license_id IS NULL OR h.instances_sig IS DISTINCT FROM u.sig OR h.instances_at <= u.at - $4::interval`,
+		ids, p.sigs, ats, b.SampleEvery)
+	if err != nil {
+		return fmt.Errorf("plan instance writes: %w", err)
+	}
+	var id string
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { p.due[id] = true; return nil }); err != nil {
+		return fmt.Errorf("plan instance writes: %w", err)
+	}
+	return nil
+}
+
+// hostRows is the batch's hosts as a relation u (parameters $1 … $17); the
+// heartbeat stays text until a statement needs it as jsonb.
+const hostRows = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int4[],
+		$9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::text[], $14::timestamptz[], $15::int8[], $16::bool[],
+		$17::timestamptz[])
 	AS u(license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores,
-		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received))
-INSERT INTO panel_hosts AS h (license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores,
-	mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, first_seen, last_heartbeat)
-SELECT license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores,
-	mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, received FROM u
-ON CONFLICT (license_id) DO UPDATE SET hostname = EXCLUDED.hostname, agent_version = EXCLUDED.agent_version,
-	agent_commit = EXCLUDED.agent_commit, os = EXCLUDED.os, arch = EXCLUDED.arch, cpu_percent = EXCLUDED.cpu_percent,
-	cpu_cores = EXCLUDED.cpu_cores, mem_total_mb = EXCLUDED.mem_total_mb, mem_used_mb = EXCLUDED.mem_used_mb,
-	disk_total_mb = EXCLUDED.disk_total_mb, disk_free_mb = EXCLUDED.disk_free_mb, heartbeat = EXCLUDED.heartbeat,
-	last_heartbeat = EXCLUDED.last_heartbeat,
-	going_offline = CASE WHEN h.going_offline > EXCLUDED.last_heartbeat THEN h.going_offline END,
+		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, sig, due, at)`
+
+// hostReturning is what ins and upd (as h) return for the samples.
+const hostReturning = `RETURNING h.license_id, h.last_heartbeat, h.cpu_percent, h.mem_used_mb, h.mem_total_mb, h.disk_free_mb,
+	h.disk_total_mb`
+
+// hostInsert adds the hosts seen for the first time.
+const hostInsert = `INSERT INTO panel_hosts AS h (license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent,
+	cpu_cores, mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, heartbeat_at, first_seen,
+	last_heartbeat, instances_sig, instances_at)
+SELECT license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores, mem_total_mb, mem_used_mb,
+	disk_total_mb, disk_free_mb, heartbeat::jsonb, received, received, received, sig, at FROM ` + hostRows + `
+WHERE NOT EXISTS (SELECT 1 FROM panel_hosts o WHERE o.license_id = u.license_id)
+ON CONFLICT (license_id) DO NOTHING ` + hostReturning + `, true AS sampled`
+
+// hostUpdate writes each known host's latest state when newer than the
+// row. The whole heartbeat (jsonb: parsing it is most of a row's cost) is
+// stored, and a history sample taken, at most every $18 (the sample
+// bucket); the columns every time. The new gap since the last heartbeat
+// joins recent_gaps (unless a going_offline beacon came between: that gap
+// is a restart, not the interval), and interval_s is their median,
+// clamped. A beacon older than this heartbeat is cleared.
+var hostUpdate = fmt.Sprintf(`UPDATE panel_hosts h SET hostname = u.hostname, agent_version = u.agent_version,
+	agent_commit = u.agent_commit, os = u.os, arch = u.arch, cpu_percent = u.cpu_percent,
+	cpu_cores = u.cpu_cores, mem_total_mb = u.mem_total_mb, mem_used_mb = u.mem_used_mb,
+	disk_total_mb = u.disk_total_mb, disk_free_mb = u.disk_free_mb,
+	heartbeat = CASE WHEN u.received >= h.heartbeat_at + $18::interval THEN u.heartbeat::jsonb ELSE h.heartbeat END,
+	heartbeat_at = CASE WHEN u.received >= h.heartbeat_at + $18::interval THEN u.received ELSE h.heartbeat_at END,
+	instances_sig = CASE WHEN u.due THEN u.sig ELSE h.instances_sig END,
+	instances_at = CASE WHEN u.due THEN u.at ELSE h.instances_at END,
+	last_heartbeat = u.received,
+	going_offline = CASE WHEN h.going_offline > u.received THEN h.going_offline END,
 	recent_gaps = %[1]s,
 	interval_s = coalesce((SELECT least(greatest(percentile_cont(0.5) WITHIN GROUP (ORDER BY g), %[2]d), %[3]d)
 		FROM unnest(%[1]s) AS g), h.interval_s)
-WHERE h.last_heartbeat < EXCLUDED.last_heartbeat`, gapsExpr, int(MinInterval.Seconds()), int(MaxInterval.Seconds()))
+FROM `+hostRows+` WHERE h.license_id = u.license_id AND h.last_heartbeat < u.received
+`+hostReturning+`, h.heartbeat_at = u.received AS sampled`, gapsExpr, int(MinInterval.Seconds()), int(MaxInterval.Seconds()))
+
+// hostWrite is both, plus the samples they took, in one statement (one
+// snapshot: the insert skips exactly the hosts the update sees), so the
+// batch is sent once. Two replicas' samples of one bucket are written once.
+var hostWrite = `WITH ins AS (` + hostInsert + `), upd AS (` + hostUpdate + `)
+INSERT INTO panel_host_samples (license_id, at, cpu_percent, mem_used_mb, mem_total_mb, disk_free_mb, disk_total_mb)
+SELECT license_id, last_heartbeat, cpu_percent, mem_used_mb, mem_total_mb, disk_free_mb, disk_total_mb
+FROM (SELECT * FROM ins UNION ALL SELECT * FROM upd) x WHERE x.sampled
+ON CONFLICT (license_id, at) DO NOTHING`
 
 // gapsExpr is recent_gaps with the new gap appended, the oldest dropped
 // beyond maxGaps.
 var gapsExpr = fmt.Sprintf(`(CASE WHEN h.going_offline IS NOT NULL AND h.going_offline >= h.last_heartbeat THEN h.recent_gaps
-	ELSE (h.recent_gaps || extract(epoch FROM EXCLUDED.last_heartbeat - h.last_heartbeat)::float8)
+	ELSE (h.recent_gaps || extract(epoch FROM u.received - h.last_heartbeat)::float8)
 		[greatest(cardinality(h.recent_gaps) + 2 - %d, 1):] END)`, maxGaps)
 
-func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch) error {
+func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	n := len(b.Heartbeats)
 	if n == 0 {
 		return nil
@@ -68,7 +156,7 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch) error {
 	ids, hostnames, versions, commits, oses, arches := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	cpus, cores := make([]*float64, n), make([]*int32, n)
 	memT, memU, diskT, diskF := make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
-	raws, received := make([]string, n), make([]time.Time, n)
+	raws, received, due, ats := make([]string, n), make([]time.Time, n), make([]bool, n), make([]time.Time, n)
 	for i, r := range b.Heartbeats {
 		hb := &r.Heartbeat
 		ids[i], hostnames[i] = r.License, pgText(hb.Host.Hostname)
@@ -80,36 +168,12 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch) error {
 			cores[i] = &c
 		}
 		diskT[i], diskF[i] = diskSums(hb.Host.Disks)
-		raws[i], received[i] = string(r.JSON), r.Received
+		raws[i], received[i], due[i], ats[i] = string(r.JSON), r.Received, p.due[r.License], hb.Timestamp
 	}
-	_, err := tx.Exec(ctx, hostUpsert, ids, hostnames, versions, commits, oses, arches, cpus, cores,
-		memT, memU, diskT, diskF, raws, received)
+	_, err := tx.Exec(ctx, hostWrite, ids, hostnames, versions, commits, oses, arches, cpus, cores,
+		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery)
 	if err != nil {
 		return fmt.Errorf("write hosts: %w", err)
-	}
-	return nil
-}
-
-// writeSamples adds one history sample per host and bucket; the first
-// heartbeat in a bucket wins, so replicas and redeliveries write it once.
-func writeSamples(ctx context.Context, tx pgx.Tx, b *Batch) error {
-	n := len(b.Heartbeats)
-	if n == 0 {
-		return nil
-	}
-	ids, ats, cpus := make([]string, n), make([]time.Time, n), make([]*float64, n)
-	memU, memT, diskF, diskT := make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
-	for i, r := range b.Heartbeats {
-		hb := &r.Heartbeat
-		ids[i], ats[i], cpus[i] = r.License, r.Received.Truncate(b.SampleEvery), hb.Host.CPUPercent
-		memU[i], memT[i] = mb(hb.Host.MemUsedMB), mb(hb.Host.MemTotalMB)
-		diskT[i], diskF[i] = diskSums(hb.Host.Disks)
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO panel_host_samples (license_id, at, cpu_percent, mem_used_mb, mem_total_mb, disk_free_mb, disk_total_mb)
-		SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::float8[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
-		ON CONFLICT (license_id, at) DO NOTHING`, ids, ats, cpus, memU, memT, diskF, diskT)
-	if err != nil {
-		return fmt.Errorf("write host samples: %w", err)
 	}
 	return nil
 }

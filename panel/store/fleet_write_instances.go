@@ -42,20 +42,26 @@ func int4(v int) *int32 {
 }
 
 // instanceHeartbeatUpsert applies each heartbeat's instance reports that
-// are newer than the row (agent clock); state_since moves when the state
-// changes. Crash counts and messages come from status events only.
+// are newer than the row (agent clock) and either change it (state, pid,
+// game or label) or refresh telemetry older than $11 (the sample bucket):
+// an unchanged instance costs a lookup, no row write or lock, on most
+// heartbeats. Crash counts and messages come from status events only.
+// state_since moves when the state changes.
 const instanceHeartbeatUpsert = `INSERT INTO panel_instances AS i (license_id, instance_id, game, label, state, pid,
 	uptime_s, cpu_percent, rss_mb, state_since, updated_at)
-SELECT l, id, game, label, state, pid, up, cpu, rss, at, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+SELECT l, id, u.game, u.label, u.state, u.pid, up, cpu, rss, at, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
 	$5::text[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::timestamptz[])
 	AS u(l, id, game, label, state, pid, up, cpu, rss, at)
+	LEFT JOIN panel_instances o ON o.license_id = u.l AND o.instance_id = u.id
+WHERE o.license_id IS NULL OR (o.updated_at <= u.at AND (o.updated_at <= u.at - $11::interval
+	OR (o.state, o.pid, o.game, o.label) IS DISTINCT FROM (u.state, u.pid, u.game, u.label)))
 ON CONFLICT (license_id, instance_id) DO UPDATE SET game = EXCLUDED.game, label = EXCLUDED.label,
 	state = EXCLUDED.state, pid = EXCLUDED.pid, uptime_s = EXCLUDED.uptime_s, cpu_percent = EXCLUDED.cpu_percent,
 	rss_mb = EXCLUDED.rss_mb, updated_at = EXCLUDED.updated_at,
 	state_since = CASE WHEN i.state = EXCLUDED.state THEN i.state_since ELSE EXCLUDED.state_since END
 WHERE i.updated_at <= EXCLUDED.updated_at`
 
-func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
+func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	var ls, ids, games, labels, states []string
 	var pids []*int32
 	var ups []int64
@@ -63,6 +69,9 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
 	var rss []*int64
 	var ats []time.Time
 	for _, r := range b.Heartbeats {
+		if !p.due[r.License] {
+			continue
+		}
 		at := r.Heartbeat.Timestamp
 		for _, in := range sortedReports(r.Heartbeat.Instances) {
 			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, pgText(in.Game)), append(labels, pgText(in.Label))
@@ -73,7 +82,7 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
 	if len(ls) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, instanceHeartbeatUpsert, ls, ids, games, labels, states, pids, ups, cpus, rss, ats); err != nil {
+	if _, err := tx.Exec(ctx, instanceHeartbeatUpsert, ls, ids, games, labels, states, pids, ups, cpus, rss, ats, b.SampleEvery); err != nil {
 		return fmt.Errorf("write instances: %w", err)
 	}
 	return nil
@@ -96,23 +105,26 @@ func sortedReports(reports []wire.InstanceReport) []wire.InstanceReport {
 
 // deleteGoneInstances removes instances a host no longer reports (taken out
 // of its config), unless something newer than the heartbeat updated them.
-func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
-	if len(b.Heartbeats) == 0 {
+func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
+	var hostIDs, reported []string
+	var hostAts []time.Time
+	for _, r := range b.Heartbeats {
+		if !p.due[r.License] {
+			continue // its instances are as written: none gone
+		}
+		ids := make([]string, len(r.Heartbeat.Instances))
+		for j, in := range r.Heartbeat.Instances {
+			ids[j] = in.ID
+		}
+		// Instance ids are [a-z0-9_-]: a comma joins them unambiguously.
+		hostIDs, hostAts, reported = append(hostIDs, r.License), append(hostAts, r.Heartbeat.Timestamp), append(reported, strings.Join(ids, ","))
+	}
+	if len(hostIDs) == 0 {
 		return nil
 	}
-	var hostIDs []string
-	var hostAts []time.Time
-	var ls, ids []string
-	for _, r := range b.Heartbeats {
-		hostIDs, hostAts = append(hostIDs, r.License), append(hostAts, r.Heartbeat.Timestamp)
-		for _, in := range r.Heartbeat.Instances {
-			ls, ids = append(ls, r.License), append(ids, in.ID)
-		}
-	}
-	_, err := tx.Exec(ctx, `DELETE FROM panel_instances i USING unnest($1::text[], $2::timestamptz[]) AS h(l, at)
-		WHERE i.license_id = h.l AND i.updated_at < h.at
-		AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS r(l, id) WHERE r.l = i.license_id AND r.id = i.instance_id)`,
-		hostIDs, hostAts, ls, ids)
+	_, err := tx.Exec(ctx, `DELETE FROM panel_instances i USING unnest($1::text[], $2::timestamptz[], $3::text[]) AS h(l, at, ids)
+		WHERE i.license_id = h.l AND i.updated_at < h.at AND NOT (i.instance_id = ANY(string_to_array(h.ids, ',')))`,
+		hostIDs, hostAts, reported)
 	if err != nil {
 		return fmt.Errorf("delete instances no longer reported: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // writeEvents appends status events to the timelines; a redelivered event
 // (same instance, time and state) is written once.
-func writeEvents(ctx context.Context, tx pgx.Tx, b *Batch) error {
+func writeEvents(ctx context.Context, tx pgx.Tx, b *Batch, _ *hostPlan) error {
 	n := len(b.Events)
 	if n == 0 {
 		return nil
@@ -60,7 +60,7 @@ ON CONFLICT (license_id, instance_id) DO UPDATE SET
 		THEN EXCLUDED.last_message ELSE i.last_message END,
 	last_event_at = greatest(i.last_event_at, EXCLUDED.last_event_at)`
 
-func writeEventInstances(ctx context.Context, tx pgx.Tx, b *Batch) error {
+func writeEventInstances(ctx context.Context, tx pgx.Tx, b *Batch, _ *hostPlan) error {
 	var ls, ids, states, msgs []string
 	var pids []*int32
 	var crashes []int32
