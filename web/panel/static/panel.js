@@ -48,6 +48,9 @@
       if (out) {
         out.textContent = x.responseText.trim().slice(0, 300) || ("request failed (" + x.status + ")");
         e.detail.shouldSwap = false;
+        // Answered in words next to the control: not a page error, so htmx
+        // must not log it as one (it would console.error every refusal).
+        e.detail.isError = false;
       }
     }
   });
