@@ -2,6 +2,7 @@ package dev_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/shirou/gopsutil/v4/process"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/internal/testbin"
@@ -116,6 +119,7 @@ func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
 		}
 		return nil
 	})
+	rconStatus(t, natsPort)
 	children := descendants(t, cmd.Process.Pid)
 	if len(children) < 5 { // agent, 2 ethers, 2 worlds (and Postgres)
 		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
@@ -141,6 +145,25 @@ func stopOnFailure(t *testing.T, cmd *exec.Cmd, waited <-chan struct{}) {
 	case <-time.After(60 * time.Second):
 		t.Errorf("dev did not stop within 60 s of SIGINT; killing it")
 		_ = cmd.Process.Kill()
+	}
+}
+
+// rconStatus sends `status` to world10 over RCON through the agent: the
+// generated [instance.rcon] matches the world's --rcon-password.
+func rconStatus(t *testing.T, natsPort int) {
+	t.Helper()
+	nc, err := nats.Connect(fmt.Sprintf("nats://127.0.0.1:%d", natsPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	msg, err := nc.Request(wire.CmdSubject(dev.License, "world10"), []byte(`{"func":"rcon","command":"status"}`), 10*time.Second)
+	if err != nil {
+		t.Fatalf("rcon through the agent: %v", err)
+	}
+	var r struct{ Status, Message, Output string }
+	if err := json.Unmarshal(msg.Data, &r); err != nil || r.Status != "success" || r.Output == "" {
+		t.Fatalf("rcon status on world10: %s", msg.Data)
 	}
 }
 
