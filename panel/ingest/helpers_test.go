@@ -193,3 +193,12 @@ func timelineLen(t *testing.T, st *store.Store, license, instance string) int {
 }
 
 func nilFilter() store.HostFilter { return store.HostFilter{} }
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/ingest"
+	"github.com/corrosion/corrosion/panel/store"
 )
 
 func TestIngest_UnknownLicenseCountedAndShown(t *testing.T) {
@@ -171,4 +172,40 @@ func TestIngest_RestartMidRunLosesNothing(t *testing.T) {
 	r.startIngest(t, ingest.Config{}) // a's restart
 	publish(n/2, n)
 	poll.True(t, 15*time.Second, "every event", func() bool { return timelineLen(t, r.st, "lic", "w") == n })
+}
+
+// The NATS server restarts: ingest's subscriptions come back with its
+// connection, and what agents publish afterwards is written.
+func TestIngest_NATSRestartResubscribes(t *testing.T) {
+	r := newRig(t, "", "lic")
+	r.startIngest(t, ingest.Config{})
+	t0 := time.Now().Add(-time.Minute)
+	publishJSON(t, r.pub, wire.StatusSubject("lic", "w"), statusEvent(t0, "w", wire.StateStarting, 0))
+	poll.True(t, 10*time.Second, "the first event", func() bool { return timelineLen(t, r.st, "lic", "w") == 1 })
+	r.nats.Shutdown()
+	r.nats.Restart()
+	// Publish until one lands: the publisher and ingest reconnect on their
+	// own schedules; each try is a distinct event (a later timestamp).
+	i := 0
+	poll.True(t, 20*time.Second, "an event after the restart", func() bool {
+		i++
+		_ = r.pub.Publish(wire.StatusSubject("lic", "w"), mustJSON(t, statusEvent(t0.Add(time.Duration(i)*time.Millisecond), "w", wire.StateRunning, 0)))
+		return timelineLen(t, r.st, "lic", "w") > 1
+	})
+}
+
+// The prune loop trims timelines past the retention while ingest runs.
+func TestIngest_PruneLoopBoundsTimelines(t *testing.T) {
+	r := newRig(t, "", "lic")
+	keep := store.Retention{Samples: time.Hour, Events: time.Hour, EventsPerInstance: 5, Chunk: 100}
+	r.startIngest(t, ingest.Config{Retention: keep, PruneEvery: 50 * time.Millisecond})
+	t0 := time.Now().Add(-2 * time.Hour) // the first 10 are past the age limit
+	for i := range 30 {
+		publishJSON(t, r.pub, wire.StatusSubject("lic", "w"), statusEvent(t0.Add(time.Duration(i)*10*time.Minute), "w", wire.StateRunning, i))
+	}
+	poll.True(t, 10*time.Second, "timeline trimmed to 5", func() bool { return timelineLen(t, r.st, "lic", "w") == 5 })
+	tl, err := r.st.Timeline(context.Background(), "lic", "w", 10)
+	if err != nil || tl[0].CrashCount != 29 {
+		t.Fatalf("kept %+v, %v: want the newest", tl, err)
+	}
 }
