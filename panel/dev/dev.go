@@ -91,15 +91,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	bins, err := findBinaries()
-	if err != nil {
-		return err
-	}
 	worlds, err := planWorlds(o.WorldPorts)
 	if err != nil {
 		return err
 	}
 	if err := checkPorts(o, worlds); err != nil {
+		return err
+	}
+	bins, err := findBinaries()
+	if err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "corrosion-dev-")

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +144,47 @@ func checkRows(t *testing.T, dsn string) {
 	if err != nil || len(ls) != 1 || ls[0].ID != "demo" || ls[0].Label != "Demo host" {
 		t.Errorf("licenses: %+v %v", ls, err)
 	}
+}
+
+func TestDevRefusesBadFlagsAndTakenPortsInOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dev", "--world-ports", "some"}, `--world-ports "some" is not design or free`},
+		{[]string{"dev", "--nats-port", "0"}, "--nats-port 0 is not 1-65535"},
+		{[]string{"dev", "--listen", "7780"}, `--listen "7780" is not host:port`},
+		{[]string{"dev", "--log-level", "chatty"}, "unknown log level"},
+	} {
+		if r := runCmd(t, nil, "", c.args...); r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	r := runCmd(t, nil, "", "dev", "--listen", taken.Addr().String(), "--world-ports", "free")
+	if r.code != exitFail || !strings.Contains(r.stderr, taken.Addr().String()+" is taken (the panel)") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("taken panel port: exit %d, stderr %q; want 1 and one line naming the address", r.code, r.stderr)
+	}
+}
+
+func TestDevNamesAMissingBinary(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // nothing next to the test binary, nothing on PATH
+	r := runCmd(t, nil, "", "dev", "--listen", "127.0.0.1:0", "--nats-port", strconv.Itoa(freePort(t)), "--world-ports", "free")
+	if r.code != exitFail || !strings.Contains(r.stderr, "no corrosion-agent binary") || !strings.Contains(r.stderr, "make build") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the missing corrosion-agent and `make build`", r.code, r.stderr)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
