@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/corrosion/corrosion/agent/rcon/rcontest"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/browsertest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
@@ -81,6 +83,7 @@ func TestBrowser_ConsoleAndRCON(t *testing.T) {
 		t.Fatalf("console state %q, want Live", state)
 	}
 	browsertest.Screenshot(t, tab, "panel-console")
+	checkScrollback(t, p, tab)
 	var value string
 	browsertest.Run(t, tab, 30*time.Second, "run an RCON command",
 		chromedp.Navigate(p.URL+gameURL+"/rcon"),
@@ -117,4 +120,47 @@ func waitText(sel, want string) chromedp.Action {
 			}
 		}
 	})
+}
+
+// checkScrollback floods the open console past its scrollback: it keeps
+// the newest 5,000 lines and says how many left; scrolled up, it stops
+// following and offers "Jump to live", which goes back to the newest line.
+func checkScrollback(t *testing.T, p *paneltest.Panel, tab context.Context) {
+	t.Helper()
+	flood := func(from, n int) {
+		m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "game"}
+		for i := from; i < from+n; i++ {
+			m.Lines = append(m.Lines, wire.ConsoleLine{Stream: "stdout", Text: fmt.Sprintf("flood line %d", i)})
+		}
+		if err := p.NC.Publish(wire.ConsoleSubject(licA, "game"), m.AppendJSON(nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		flood(i*2000, 2000)
+	}
+	var lines int
+	var note string
+	browsertest.Run(t, tab, 30*time.Second, "the scrollback keeps the newest 5,000 lines",
+		waitText(`[data-console-out]`, "flood line 7999"),
+		chromedp.Evaluate(`document.querySelectorAll("[data-console-out] .ln:not(.trimmed)").length`, &lines),
+		chromedp.Text(`[data-console-out] .ln.trimmed`, &note, chromedp.ByQuery),
+	)
+	if lines != 5000 || !strings.Contains(note, "older lines left the scrollback") {
+		t.Fatalf("console holds %d lines, note %q; want 5000 and a note", lines, note)
+	}
+	var atBottom bool
+	var pill string
+	browsertest.Run(t, tab, 30*time.Second, "scroll up, new lines, jump to live",
+		chromedp.Evaluate(`(function(){var o=document.querySelector("[data-console-out]");o.scrollTop=0;o.dispatchEvent(new Event("scroll"));return true})()`, nil),
+		chromedp.ActionFunc(func(context.Context) error { flood(8000, 10); return nil }),
+		waitText(`[data-console-out]`, "flood line 8009"),
+		chromedp.WaitVisible(`[data-console-jump]`, chromedp.ByQuery),
+		chromedp.Text(`[data-console-jump]`, &pill, chromedp.ByQuery),
+		chromedp.Click(`[data-console-jump]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(function(){var o=document.querySelector("[data-console-out]");return o.scrollHeight-o.scrollTop-o.clientHeight<8})()`, &atBottom),
+	)
+	if !strings.Contains(pill, "new)") || !atBottom {
+		t.Fatalf("pill %q; at the newest line after jumping: %v", pill, atBottom)
+	}
 }
