@@ -17,7 +17,7 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 	pw := p.AddUser(t, "ada", auth.RoleAdmin)
 	// game1 ignores its stop line and SIGTERM: a stop stays "stopping" for
 	// the agent's 2 s stop timeout, long enough to watch the badge move.
-	paneltest.StartAgent(t, p.NATSURL, "lic-a",
+	agent := paneltest.StartAgent(t, p.NATSURL, "lic-a",
 		paneltest.AgentInstance{ID: "game1", Label: "Main world", Autostart: true, Args: []string{"-stop-line", "", "-ignore-sigterm"}},
 		paneltest.AgentInstance{ID: "game2", Label: "Test world"})
 
@@ -54,13 +54,30 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 		chromedp.WaitVisible(`#timeline tbody tr:nth-child(4)`, chromedp.ByQuery),
 	)
 
-	phone := b.Tab(390, 844)
+	// The agent dies without a word: a click answers why it did nothing,
+	// and the host turns offline by itself once it has been silent for
+	// three heartbeat intervals.
+	agent.Kill()
+	browsertest.Run(t, tab, 30*time.Second, "a refused action says why",
+		chromedp.Click(`.pagehead button[data-power="stop"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//span[@data-error][contains(., "not connected")]`, chromedp.BySearch),
+	)
+	browsertest.Run(t, tab, 40*time.Second, "the silent host turns offline",
+		chromedp.WaitVisible(`.livebadge .badge.st-offline`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-instance-offline")
+
+		phone := b.Tab(390, 844)
 	p.BrowserLogin(t, phone, "ada", pw)
 	browsertest.Run(t, phone, 20*time.Second, "fleet on a phone",
 		chromedp.Navigate(p.URL+"/"),
-		chromedp.WaitVisible(`#host-lic-a .badge.st-online`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#host-lic-a .badge.st-offline`, chromedp.ByQuery),
 	)
 	browsertest.Screenshot(t, phone, "panel-fleet-phone")
+	browsertest.Run(t, phone, 20*time.Second, "search as you type",
+		chromedp.SendKeys(`input[data-search]`, "no-such-host", chromedp.ByQuery),
+		chromedp.WaitVisible(`//div[@id="fleet-list"]//p[contains(., "No host matches")]`, chromedp.BySearch),
+	)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %v", errs)
 	}

@@ -17,6 +17,8 @@ import (
 const (
 	seedTimeout   = 2 * time.Second  // one store read while seeding a host
 	reseedEvery   = 2 * time.Minute  // refresh the observed interval and label from the store
+	learnReseed   = 5 * time.Second  // … this often while the store has not observed the interval yet
+	learnWindow   = 5 * time.Minute  // … during a host's first minutes in the model
 	unknownRetry  = 30 * time.Second // re-check a license the store did not know
 	maxUnknown    = 10000            // remembered unknown licenses; the set is cleared beyond it
 	sparkEvery    = 10 * time.Second // one sparkline point per host per this much
@@ -42,6 +44,7 @@ type liveHost struct {
 	spark    []float64
 	sparkAt  time.Time
 	checked  time.Time // the store was last read
+	seeded   time.Time // when the model first read it
 	seenAt   time.Time // when the model saw its first heartbeat (zero: seeded as seen)
 	changed  time.Time // the host itself last changed (for snapshots)
 	instAt   map[string]time.Time
@@ -71,7 +74,7 @@ func NewLive(cfg livestate.Config, nc *nats.Conn, st Store, logger *slog.Logger,
 // store does not know the license or cannot be read.
 func (m *model) host(ctx context.Context, license string, now time.Time) *liveHost {
 	lh := m.hosts[license]
-	if lh != nil && now.Sub(lh.checked) < reseedEvery {
+	if lh != nil && now.Sub(lh.checked) < lh.reseedPeriod(now) {
 		return lh
 	}
 	if at, ok := m.unknown[license]; ok && now.Sub(at) < unknownRetry {
@@ -118,7 +121,7 @@ func (m *model) seed(ctx context.Context, h store.Host, now time.Time) (*liveHos
 	if err != nil {
 		return nil, err
 	}
-	lh := &liveHost{host: h, insts: map[string]*store.Instance{}, checked: now,
+	lh := &liveHost{host: h, insts: map[string]*store.Instance{}, checked: now, seeded: now,
 		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}, sent: map[string][]byte{}}
 	for i := range insts {
 		lh.insts[insts[i].ID] = &insts[i]
@@ -134,6 +137,16 @@ func (m *model) seed(ctx context.Context, h store.Host, now time.Time) (*liveHos
 	lh.shownOn = h.Seen && h.OnlineAt(now)
 	lh.shownOld = staleText(h, lh.shownOn, now)
 	return lh, nil
+}
+
+// reseedPeriod is how long the store's observed interval is trusted:
+// shortly while it is still the default (the store learns the real one from
+// the first gaps), long after.
+func (lh *liveHost) reseedPeriod(now time.Time) time.Duration {
+	if lh.host.Interval == store.DefaultInterval && now.Sub(lh.seeded) < learnWindow {
+		return learnReseed
+	}
+	return reseedEvery
 }
 
 // Apply updates the model with one agent event and renders what changed.
