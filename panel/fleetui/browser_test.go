@@ -67,7 +67,7 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 	)
 	browsertest.Screenshot(t, tab, "panel-instance-offline")
 
-		phone := b.Tab(390, 844)
+	phone := b.Tab(390, 844)
 	p.BrowserLogin(t, phone, "ada", pw)
 	browsertest.Run(t, phone, 20*time.Second, "fleet on a phone",
 		chromedp.Navigate(p.URL+"/"),
