@@ -11,11 +11,11 @@ import (
 // maxTouched bounds the timelines remembered for trimming at the next prune.
 const maxTouched = 100_000
 
-// flush writes what is held in one transaction. When the database is
-// unreachable the batch goes back (coalescing with what arrived since) and
-// the error is returned for the backoff. A batch the database refuses for
-// its content is written license by license so that one bad row costs only
-// its own license's messages (dropped, counted and logged).
+// flush writes what is held in one transaction. When the write fails the
+// batch goes back (coalescing with what arrived since) and the error is
+// returned for the backoff, unless the database is up and refused the
+// batch itself: then it is written license by license so that one bad row
+// costs only its own license's messages (dropped, counted and logged).
 func (in *Ingester) flush(ctx context.Context) error {
 	in.mu.Lock()
 	if in.pending.held() == 0 && len(in.pending.messages) == 0 {
@@ -25,29 +25,38 @@ func (in *Ingester) flush(ctx context.Context) error {
 	b := in.pending.take(in.cfg.SampleEvery)
 	in.mu.Unlock()
 
-	start := time.Now()
 	err := in.apply(ctx, &b)
 	if err == nil {
 		return nil
 	}
-	if store.Transient(err) || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		in.mu.Lock()
-		dropped := in.pending.putBack(b)
-		in.mu.Unlock()
-		if dropped > 0 {
-			in.metrics.dropped.WithLabelValues(dropPendingFull).Add(float64(dropped))
-		}
-		in.metrics.flushErrors.Inc()
+	if !errors.Is(err, store.ErrBatchRefused) {
+		in.putBack(b)
 		return err
 	}
-	in.log.Error("ingest: the database refused a batch; writing it license by license", "err", err, "took", time.Since(start))
+	in.log.Error("ingest: the database refused a batch; writing it license by license", "err", err)
 	for _, one := range splitByLicense(b) {
-		if err := in.apply(ctx, &one); err != nil {
+		err := in.apply(ctx, &one)
+		switch {
+		case err == nil:
+		case errors.Is(err, store.ErrBatchRefused):
 			in.metrics.dropped.WithLabelValues(dropRefused).Add(float64(rowsOf(one)))
 			in.log.Error("ingest: dropped a license's messages the database refuses", "license", firstLicense(one), "err", err)
+		default:
+			in.putBack(one) // the database went away meanwhile: retry it later
 		}
 	}
 	return nil
+}
+
+// putBack returns a batch that could not be written to the pending one.
+func (in *Ingester) putBack(b store.Batch) {
+	in.mu.Lock()
+	dropped := in.pending.putBack(b)
+	in.mu.Unlock()
+	if dropped > 0 {
+		in.metrics.dropped.WithLabelValues(dropPendingFull).Add(float64(dropped))
+	}
+	in.metrics.flushErrors.Inc()
 }
 
 // apply writes one batch and records what it did.

@@ -209,3 +209,26 @@ func TestIngest_PruneLoopBoundsTimelines(t *testing.T) {
 		t.Fatalf("kept %+v, %v: want the newest", tl, err)
 	}
 }
+
+// A batch the database refuses (here: a constraint this test adds) costs
+// only the refusing license's rows: the rest of the batch is written.
+func TestIngest_RefusedRowsCostOnlyTheirLicense(t *testing.T) {
+	r := newRig(t, "", "good", "bad")
+	if _, err := r.st.Pool().Exec(context.Background(),
+		`ALTER TABLE panel_hosts ADD CONSTRAINT test_refuse CHECK (hostname <> 'gs-bad')`); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.startIngest(t, ingest.Config{FlushEvery: 300 * time.Millisecond})
+	publishJSON(t, r.pub, wire.HeartbeatSubject("bad"), heartbeat(time.Now(), "bad", 1))
+	publishJSON(t, r.pub, wire.HeartbeatSubject("good"), heartbeat(time.Now(), "good", 1))
+	poll.True(t, 10*time.Second, "the good host written", func() bool {
+		h, err := r.st.Host(context.Background(), "good")
+		return err == nil && h.Seen
+	})
+	poll.True(t, 5*time.Second, "the bad host's row counted as dropped", func() bool {
+		return metric(t, rep.reg, "corrosion_panel_ingest_dropped_total", "reason", "refused") == 1
+	})
+	if h, err := r.st.Host(context.Background(), "bad"); err != nil || h.Seen {
+		t.Fatalf("bad = %+v, %v", h, err)
+	}
+}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -196,5 +197,22 @@ func TestApplyBatch_UnknownLicenseCountedNotWritten(t *testing.T) {
 	fleetApply(t, s, store.Batch{Heartbeats: []store.HeartbeatRow{fleetHeartbeat(t, "stranger", now, now, "a", "running")}})
 	if h, err := s.Host(ctx, "stranger"); err != nil || !h.Online {
 		t.Fatalf("host = %+v, %v", h, err)
+	}
+}
+
+func TestApplyBatch_RefusedOrRetryable(t *testing.T) {
+	s := openFleetStore(t, "lic")
+	now := time.Now()
+	row := fleetHeartbeat(t, "lic", now, now)
+	row.JSON = []byte("not json")
+	_, err := s.ApplyBatch(context.Background(), store.Batch{Heartbeats: []store.HeartbeatRow{row}})
+	if !errors.Is(err, store.ErrBatchRefused) {
+		t.Fatalf("err = %v, want ErrBatchRefused", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	row.JSON = []byte("{}")
+	if _, err := s.ApplyBatch(ctx, store.Batch{Heartbeats: []store.HeartbeatRow{row}}); err == nil || errors.Is(err, store.ErrBatchRefused) {
+		t.Fatalf("cancelled: err = %v, want a retryable error", err)
 	}
 }

@@ -90,6 +90,9 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (BatchResult, error) {
 		}
 		return nil
 	})
+	if err != nil && s.refused(ctx, err) {
+		return BatchResult{}, fmt.Errorf("apply ingest batch: %w: %w", ErrBatchRefused, err)
+	}
 	if err != nil {
 		return BatchResult{}, fmt.Errorf("apply ingest batch: %w", err)
 	}
@@ -228,20 +231,23 @@ func mb(v *uint64) *int64 {
 	return &n
 }
 
-// Transient reports whether err is worth retrying the same batch for: the
-// database is unreachable, restarting, or the transaction lost a race
-// (deadlock, serialization). Anything else is a bad batch.
-func Transient(err error) bool {
-	if err == nil {
-		return false
-	}
+// ErrBatchRefused wraps an ApplyBatch error when the database is up but
+// refused the batch itself (a value it will not store): retrying the same
+// rows would fail again. Any other error is worth retrying (the database
+// is unreachable or restarting, or the transaction lost a race).
+var ErrBatchRefused = errors.New("the database refused the batch")
+
+// refusedPing bounds the ping that tells a refused batch from an outage.
+const refusedPing = 2 * time.Second
+
+// refused reports whether err (from writing a batch) came from a database
+// that is up: not a lost race, and the database answers a ping.
+func (s *Store) refused(ctx context.Context, err error) bool {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code[:2] {
-		case "08", "40", "53", "57", "58": // connection, rollback, resources, operator intervention, system
-			return true
-		}
-		return false
+	if ctx.Err() != nil || errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "40") {
+		return false // cancelled, or a deadlock or serialization failure
 	}
-	return !errors.Is(err, context.Canceled)
+	pctx, cancel := context.WithTimeout(ctx, refusedPing)
+	defer cancel()
+	return s.pool.Ping(pctx) == nil
 }
