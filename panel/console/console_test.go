@@ -237,3 +237,34 @@ func TestConsole_NoAgentSaysWhy(t *testing.T) {
 		t.Fatalf("stderr line sent as stream %q", streams[len(streams)-1])
 	}
 }
+
+// NATS restarting under an open console needs nobody to act: the panel's
+// client re-subscribes and the same stream carries lines again.
+func TestConsole_SurvivesNATSRestart(t *testing.T) {
+	e := newEnv(t)
+	events, status, _ := openStream(t, e.op, e.p.URL+gameURL+"/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("stream: %d", status)
+	}
+	waitFor(t, events, "hello from the game")
+	e.p.NATS.Restart()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended with the NATS restart")
+			}
+			if ev.name == console.EventLines && strings.Contains(ev.data, "after the restart") {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no line on the open stream within 20 s of the NATS restart")
+		case <-tick.C:
+			m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "game", Lines: []wire.ConsoleLine{{Stream: "stdout", Text: "after the restart"}}}
+			_ = e.p.NC.Publish(wire.ConsoleSubject(licA, "game"), m.AppendJSON(nil)) // buffered while reconnecting
+		}
+	}
+}

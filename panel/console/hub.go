@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -60,30 +61,38 @@ func NewHub(nc *nats.Conn, log *slog.Logger) *Hub {
 }
 
 // Watch opens a watcher of an instance's console, subscribing to it when
-// it is the first. The subscription is active on the server when Watch
-// returns (a backlog asked for afterwards overlaps the live lines rather
-// than missing some). Close the watcher when the stream ends.
+// it is the first. When Watch returns, the subscription has been
+// confirmed by the server (a backlog asked for afterwards overlaps the
+// live lines rather than missing some), unless the connection is down:
+// then the client registers it on reconnect. Close the watcher when the
+// stream ends.
 func (h *Hub) Watch(license, instance string) (*Watcher, error) {
 	key := topicKey{license, instance}
 	w := &Watcher{hub: h, key: key, ready: make(chan struct{}, 1)}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	t := h.topics[key]
 	if t == nil {
 		sub, err := h.nc.Subscribe(wire.ConsoleSubject(license, instance), h.deliverFunc(key))
 		if err != nil {
-			return nil, fmt.Errorf("subscribe to the console of %s/%s: %w", license, instance, err)
-		}
-		if err := h.nc.Flush(); err != nil {
-			_ = sub.Unsubscribe()
+			h.mu.Unlock()
 			return nil, fmt.Errorf("subscribe to the console of %s/%s: %w", license, instance, err)
 		}
 		t = &topic{sub: sub, watchers: map[*Watcher]struct{}{}}
 		h.topics[key] = t
 	}
 	t.watchers[w] = struct{}{}
+	h.mu.Unlock()
+	// Outside the lock: a slow or broken connection must not hold up the
+	// other consoles' callbacks.
+	if err := h.nc.FlushTimeout(flushTimeout); err != nil {
+		h.log.Debug("console subscription not confirmed; the client registers it on reconnect",
+			"license", license, "instance", instance, "err", err)
+	}
 	return w, nil
 }
+
+// flushTimeout bounds the wait for the server to confirm a subscription.
+const flushTimeout = 2 * time.Second
 
 // Subscriptions is how many instance consoles this hub is subscribed to.
 func (h *Hub) Subscriptions() int {
