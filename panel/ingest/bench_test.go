@@ -82,19 +82,8 @@ func BenchmarkIngest(b *testing.B) {
 }
 
 func runIngestBench(b *testing.B) ingestRun {
-	dsn := pgtest.NewDatabase(b)
 	ctx := context.Background()
-	if _, err := store.Migrate(ctx, dsn); err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(st.Close)
-	if _, err := st.Pool().Exec(ctx, `INSERT INTO panel_licenses (id) SELECT 'lic' || g FROM generate_series(0, $1 - 1) g`, benchAgents); err != nil {
-		b.Fatal(err)
-	}
+	st := benchStore(b)
 	srv := natstest.Start(b)
 	run := ingestRun{bare: &lagRecorder{}, written: &lagRecorder{}}
 	bare := srv.Connect(b)
@@ -117,17 +106,7 @@ func runIngestBench(b *testing.B) ingestRun {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in.SetOnCommit(func(batch *store.Batch, committed time.Time) {
-		lags := make([]time.Duration, 0, len(batch.Heartbeats))
-		for _, r := range batch.Heartbeats {
-			lags = append(lags, committed.Sub(r.Heartbeat.Timestamp))
-		}
-		run.written.add(lags...)
-		for _, n := range batch.Messages {
-			run.written.count.Add(n)
-		}
-		run.written.txs.Add(1)
-	})
+	in.SetOnCommit(run.written.onCommit)
 	ictx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- in.Run(ictx) }()
@@ -148,6 +127,38 @@ func runIngestBench(b *testing.B) ingestRun {
 	b.Logf("published %d heartbeats in %v; ingest wrote %d in %d transactions; bare subscriber got %d",
 		run.published, time.Since(start).Round(time.Millisecond), run.written.count.Load(), run.written.txs.Load(), run.bare.count.Load())
 	return run
+}
+
+// benchStore is a migrated store with the bench's licenses.
+func benchStore(b *testing.B) *store.Store {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(b)
+	if _, err := store.Migrate(ctx, dsn); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(st.Close)
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO panel_licenses (id) SELECT 'lic' || g FROM generate_series(0, $1 - 1) g`, benchAgents); err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// onCommit records a committed batch: each heartbeat's lag, the messages
+// it wrote (coalesced ones included) and one transaction.
+func (l *lagRecorder) onCommit(batch *store.Batch, committed time.Time) {
+	lags := make([]time.Duration, 0, len(batch.Heartbeats))
+	for _, r := range batch.Heartbeats {
+		lags = append(lags, committed.Sub(r.Heartbeat.Timestamp))
+	}
+	l.add(lags...)
+	for _, n := range batch.Messages {
+		l.count.Add(n)
+	}
+	l.txs.Add(1)
 }
 
 // publishFleet publishes benchAgents heartbeats per second for benchWindow
