@@ -1,3 +1,5 @@
+//go:build unix
+
 package dev_test
 
 import (
@@ -80,6 +82,10 @@ func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
 	cmd := exec.Command(bin, "dev", "--listen", fmt.Sprintf("127.0.0.1:%d", panelPort),
 		"--nats-port", strconv.Itoa(natsPort), "--world-ports", "free")
 	cmd.Env = withoutDatabaseURL(testbin.Env())
+	// A process group of its own, as a shell gives a foreground job: the
+	// Ctrl-C below goes to the whole group (dev and the Postgres it
+	// started), as a terminal's does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -242,11 +248,11 @@ func descendants(t *testing.T, pid int) []*process.Process {
 	return out
 }
 
-// stopAndCheck sends SIGINT (Ctrl-C), waits for a clean exit, and checks
+// stopAndCheck sends SIGINT to dev's process group (Ctrl-C), waits for a clean exit, and checks
 // that no child is left and every port is free.
 func stopAndCheck(t *testing.T, cmd *exec.Cmd, exited <-chan error, children []*process.Process, ports []int) {
 	t.Helper()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
