@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,21 @@ func TestMigrateUserLicense(t *testing.T) {
 		t.Errorf("duplicate license: %d %q", r.code, r.stderr)
 	}
 	checkRows(t, dsn)
+}
+
+func TestMigrateCreatesTheDatabase(t *testing.T) {
+	u, err := url.Parse(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path += "_created_by_migrate"
+	r := runCmd(t, nil, "", "migrate", "--database-url", u.String())
+	if r.code != 0 || !strings.Contains(r.stdout, "database at version") {
+		t.Fatalf("migrate of a missing database: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r = runCmd(t, nil, "", "license", "add", "--database-url", u.String(), "--id", "made-after-migrate"); r.code != 0 {
+		t.Fatalf("license add after migrate: %d %q", r.code, r.stderr)
+	}
 }
 
 func checkRows(t *testing.T, dsn string) {
