@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/corrosion/corrosion/internal/browsertest"
@@ -86,6 +87,7 @@ func TestBrowser_EditAndSaveFile(t *testing.T) {
 	if got, want := e.read(t, "cfg/server.cfg"), "hostname \"Edited in the browser\"\nmaxplayers 64\n"; got != want {
 		t.Fatalf("on disk after the browser saved: %q, want %q (status %q)", got, want, status)
 	}
+	deleteWithConfirmation(t, e, tab)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %q", errs)
 	}
@@ -109,4 +111,31 @@ func waitText(sel, want string) chromedp.Action {
 			}
 		}
 	})
+}
+
+// deleteWithConfirmation deletes cfg/motd.txt from its row's menu: the
+// confirmation names the path, and the listing says what was deleted.
+func deleteWithConfirmation(t *testing.T, e *env, tab context.Context) {
+	t.Helper()
+	asked := make(chan string, 1)
+	chromedp.ListenTarget(tab, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			asked <- d.Message
+			go func() { _ = chromedp.Run(tab, page.HandleJavaScriptDialog(true)) }()
+		}
+	})
+	var flash string
+	browsertest.Run(t, tab, 30*time.Second, "delete cfg/motd.txt from its menu",
+		chromedp.Navigate(e.p.URL+fbase+"?path=cfg"),
+		chromedp.Click(`summary[aria-label="More actions for motd.txt"]`, chromedp.ByQuery),
+		chromedp.Click(`//tr[.//a[text()="motd.txt"]]//button[normalize-space(.)="Delete"]`, chromedp.BySearch),
+		waitText(`.notice.ok`, "Deleted"),
+		chromedp.Text(`.notice.ok`, &flash, chromedp.ByQuery),
+	)
+	if q := <-asked; !strings.Contains(q, "/cfg/motd.txt") {
+		t.Fatalf("the confirmation %q does not name the path", q)
+	}
+	if flash != "Deleted /cfg/motd.txt." || e.exists("cfg/motd.txt") {
+		t.Fatalf("after delete: flash %q, still on disk: %v", flash, e.exists("cfg/motd.txt"))
+	}
 }
