@@ -1,9 +1,12 @@
 package fleetui_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/corrosion/corrosion/internal/browsertest"
@@ -54,18 +57,8 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 		chromedp.WaitVisible(`#timeline tbody tr:nth-child(4)`, chromedp.ByQuery),
 	)
 
-	// The agent dies without a word: a click answers why it did nothing,
-	// and the host turns offline by itself once it has been silent for
-	// three heartbeat intervals.
-	agent.Kill()
-	browsertest.Run(t, tab, 30*time.Second, "a refused action says why",
-		chromedp.Click(`.pagehead button[data-power="stop"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//span[@data-error][contains(., "not connected")]`, chromedp.BySearch),
-	)
-	browsertest.Run(t, tab, 40*time.Second, "the silent host turns offline",
-		chromedp.WaitVisible(`.livebadge .badge.st-offline`, chromedp.ByQuery),
-	)
-	browsertest.Screenshot(t, tab, "panel-instance-offline")
+	killWithConfirmation(t, tab)
+	refusedThenOffline(t, tab, agent)
 
 	phone := b.Tab(390, 844)
 	p.BrowserLogin(t, phone, "ada", pw)
@@ -81,4 +74,45 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %v", errs)
 	}
+}
+
+// killWithConfirmation clicks Kill: a confirmation names the instance,
+// and once accepted the instance stops by itself.
+func killWithConfirmation(t *testing.T, tab context.Context) {
+	t.Helper()
+	asked := make(chan string, 1)
+	chromedp.ListenTarget(tab, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			asked <- d.Message
+			go func() { _ = chromedp.Run(tab, page.HandleJavaScriptDialog(true)) }()
+		}
+	})
+	browsertest.Run(t, tab, 30*time.Second, "kill, confirmed",
+		chromedp.Click(`.pagehead button[data-power="kill"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.livebadge .badge.st-stopped`, chromedp.ByQuery),
+	)
+	select {
+	case msg := <-asked:
+		if !strings.Contains(msg, "Kill game1?") {
+			t.Errorf("the kill confirmation does not name its target: %q", msg)
+		}
+	default:
+		t.Error("kill asked for no confirmation")
+	}
+}
+
+// refusedThenOffline: the agent dies without a word; a click answers why
+// it did nothing, and the host turns offline by itself once it has been
+// silent for three heartbeat intervals.
+func refusedThenOffline(t *testing.T, tab context.Context, agent *paneltest.Agent) {
+	t.Helper()
+	agent.Kill()
+	browsertest.Run(t, tab, 30*time.Second, "a refused action says why",
+		chromedp.Click(`.pagehead button[data-power="start"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//span[@data-error][contains(., "not connected")]`, chromedp.BySearch),
+	)
+	browsertest.Run(t, tab, 40*time.Second, "the silent host turns offline",
+		chromedp.WaitVisible(`.livebadge .badge.st-offline`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-instance-offline")
 }
