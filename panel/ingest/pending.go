@@ -14,14 +14,14 @@ import (
 // A license beyond MaxPendingHosts is dropped and counted. Not safe for
 // concurrent use: the Ingester's mu guards it.
 type pending struct {
-	maxHosts  int
-	maxEvents int
+	maxHosts  int // immutable after newPending
+	maxEvents int // immutable after newPending
 
-	heartbeats map[string]store.HeartbeatRow
-	beacons    map[string]time.Time
-	events     []store.Event
-	messages   map[string]int64 // per license, coalesced ones included
-	count      int              // messages since the last take
+	heartbeats map[string]store.HeartbeatRow // guarded by Ingester.mu: each host's newest
+	beacons    map[string]time.Time          // guarded by Ingester.mu: each host's newest
+	events     []store.Event                 // guarded by Ingester.mu: oldest first
+	messages   map[string]int64              // guarded by Ingester.mu: per license, coalesced ones included
+	count      int                           // guarded by Ingester.mu: messages since the last take
 }
 
 func newPending(cfg Config) *pending {

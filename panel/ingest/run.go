@@ -39,9 +39,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), in.cfg.DrainTimeout)
 	defer cancel()
 	if err := in.flush(final); err != nil {
-		held := in.pendingCount()
-		in.log.Error("ingest: last flush failed; held messages are lost", "held", held, "err", err)
-		return fmt.Errorf("ingest: last flush: %w", err)
+		return fmt.Errorf("ingest: last flush failed, %d held rows lost: %w", in.pendingCount(), err)
 	}
 	return nil
 }
@@ -96,11 +94,12 @@ func (in *Ingester) drainSubs(subs []*nats.Subscription) {
 
 // flushLoop flushes every FlushEvery, or at once when a batch fills; after
 // a failed flush it waits out a doubling backoff (RetryMin … RetryMax),
-// while messages keep coalescing.
+// while messages keep coalescing. An outage is logged when it starts and
+// when it ends.
 func (in *Ingester) flushLoop(ctx context.Context) {
 	tick := time.NewTicker(in.cfg.FlushEvery)
 	defer tick.Stop()
-	var retryAt time.Time
+	var retryAt, failingSince time.Time
 	backoff := time.Duration(0)
 	for {
 		select {
@@ -113,14 +112,17 @@ func (in *Ingester) flushLoop(ctx context.Context) {
 			continue
 		}
 		if err := in.flush(ctx); err != nil {
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+				in.log.Warn("ingest: write failed; holding the fleet state and retrying", "held", in.pendingCount(), "err", err)
+			}
 			backoff = min(max(backoff*2, in.cfg.RetryMin), in.cfg.RetryMax)
 			retryAt = time.Now().Add(backoff)
-			in.log.Warn("ingest: write failed; holding the fleet state and retrying", "retry_in", backoff, "held", in.pendingCount(), "err", err)
 			continue
 		}
-		if backoff > 0 {
-			in.log.Info("ingest: writing again")
+		if !failingSince.IsZero() {
+			in.log.Info("ingest: writing again", "failed_for", time.Since(failingSince).Round(time.Millisecond))
 		}
-		backoff, retryAt = 0, time.Time{}
+		backoff, retryAt, failingSince = 0, time.Time{}, time.Time{}
 	}
 }
