@@ -51,7 +51,7 @@ type liveHost struct {
 	eventAt  map[string]time.Time // last status event per instance
 	shownOn  bool                 // the online state the streams last got
 	shownOld string               // the stale text the streams last got
-	sent     map[string][]byte    // the last fragment sent per event name and audience (dedupe)
+	sent     map[string]uint64    // hash of the last fragment sent per event name and audience (dedupe)
 }
 
 // NewModel returns the fleet's live state model for a livestate hub.
@@ -70,12 +70,17 @@ func NewLive(cfg livestate.Config, nc *nats.Conn, st Store, logger *slog.Logger,
 }
 
 // host returns the license's live state, seeding it from the store the
-// first time (and refreshing its interval now and then); nil when the
-// store does not know the license or cannot be read.
-func (m *model) host(ctx context.Context, license string, now time.Time) *liveHost {
+// first time (and refreshing its interval now and then) while a page
+// watches; nil when the store does not know the license or cannot be read,
+// or when nobody watches a license not seeded yet (the store has what
+// its events say when one does).
+func (m *model) host(ctx context.Context, license string, now time.Time, want livestate.View) *liveHost {
 	lh := m.hosts[license]
-	if lh != nil && now.Sub(lh.checked) < lh.reseedPeriod(now) {
+	if lh != nil && (want == 0 || now.Sub(lh.checked) < lh.reseedPeriod(now)) {
 		return lh
+	}
+	if lh == nil && want == 0 {
+		return nil // nobody watches: no store read; seeded when a page opens
 	}
 	if at, ok := m.unknown[license]; ok && now.Sub(at) < unknownRetry {
 		return nil
@@ -122,7 +127,7 @@ func (m *model) seed(ctx context.Context, h store.Host, now time.Time) (*liveHos
 		return nil, err
 	}
 	lh := &liveHost{host: h, insts: map[string]*store.Instance{}, checked: now, seeded: now,
-		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}, sent: map[string][]byte{}}
+		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}, sent: map[string]uint64{}}
 	for i := range insts {
 		lh.insts[insts[i].ID] = &insts[i]
 		lh.order = append(lh.order, insts[i].ID)
@@ -151,7 +156,7 @@ func (lh *liveHost) reseedPeriod(now time.Time) time.Duration {
 
 // Apply updates the model with one agent event and renders what changed.
 func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.View) []livestate.Fragment {
-	lh := m.host(ctx, ev.License, ev.Received)
+	lh := m.host(ctx, ev.License, ev.Received, want)
 	if lh == nil {
 		return nil
 	}

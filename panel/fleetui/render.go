@@ -3,6 +3,7 @@ package fleetui
 import (
 	"bytes"
 	"context"
+	"hash/maphash"
 	"strconv"
 	"time"
 
@@ -95,10 +96,14 @@ func (r *fragmenter) instance(in store.Instance, row ui.HostRow, want livestate.
 	}
 }
 
+// dedupeSeed hashes fragments for the dedupe (a collision would skip one
+// update of one cell: 2⁻⁶⁴).
+var dedupeSeed = maphash.MakeSeed()
+
 // fragmenter collects rendered fragments of one license.
 type fragmenter struct {
 	license string
-	sent    map[string][]byte // the host's last fragment per name and audience; nil: no dedupe
+	sent    map[string]uint64 // hash of the host's last fragment per name and audience; nil: no dedupe
 	out     []livestate.Fragment
 	buf     bytes.Buffer
 }
@@ -127,11 +132,11 @@ func (r *fragmenter) addFor(aud livestate.Audience, views livestate.View, instan
 	}
 	html := bytes.Clone(r.buf.Bytes())
 	if r.sent != nil {
-		key := name + "|" + strconv.Itoa(int(aud))
-		if bytes.Equal(r.sent[key], html) {
+		key, sum := name+"|"+strconv.Itoa(int(aud)), maphash.Bytes(dedupeSeed, html)
+		if r.sent[key] == sum {
 			return
 		}
-		r.sent[key] = html
+		r.sent[key] = sum
 	}
 	r.out = append(r.out, livestate.Fragment{License: r.license, Instance: instance, Views: views, Audience: aud,
 		Name: name, HTML: html})
