@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -50,6 +51,7 @@ type agentProc struct {
 	stateDir string // the agent's state_dir: the games' recorded PIDs
 	log      *slog.Logger
 	exited   chan struct{} // closed once the process is reaped
+	stopping atomic.Bool   // set when stop begins: the exit is ours
 }
 
 // startAgent starts `corrosion-agent run --config cfgPath`, its output
@@ -76,6 +78,7 @@ func startAgent(bin, cfgPath, stateDir string, logw io.Writer, log *slog.Logger)
 // so the instances are stopped through it first — the worlds, so they
 // save their players, then their sidecars.
 func (a *agentProc) stop(nc *nats.Conn, worlds []world) {
+	a.stopping.Store(true)
 	var first, then []string
 	for _, w := range worlds {
 		first, then = append(first, w.id()), append(then, w.ether())

@@ -109,11 +109,19 @@ func Run(ctx context.Context, o Options) error {
 	var stack cleanups
 	defer func() { stack.run() }() // the stack as it is at return
 	stack.add(func() { os.RemoveAll(dir) })
-	s := &session{o: o, bins: bins, worlds: worlds, dir: dir, stack: &stack}
+	s := &session{o: o, bins: bins, worlds: worlds, dir: dir, stack: &stack, failed: make(chan error, 2)}
 	if err := s.start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // Ctrl-C while starting
+		}
 		return err
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-s.failed:
+		fmt.Fprintln(o.Out, "stopping everything:", err)
+		return err
+	}
 	fmt.Fprintln(o.Out, "stopping the demo fleet, the agent, the panel, NATS and Postgres…")
 	return nil
 }
@@ -170,6 +178,15 @@ type session struct {
 	worlds []world
 	dir    string
 	stack  *cleanups
+	failed chan error // a part that stopped on its own (the agent, the panel); buffered
+}
+
+// fail reports a part that stopped on its own; Run then stops the rest.
+func (s *session) fail(err error) {
+	select {
+	case s.failed <- err:
+	default:
+	}
 }
 
 func (s *session) start(ctx context.Context) error {
@@ -232,7 +249,7 @@ func (s *session) startPanel(dsn, natsURL string) (string, error) {
 	go func() {
 		defer close(done)
 		if err := app.Serve(pctx, cfg, ln, s.o.Log.With("component", "panel")); err != nil {
-			s.o.Log.Error("panel stopped", "err", err)
+			s.fail(fmt.Errorf("the panel stopped: %w", err))
 		}
 	}()
 	s.stack.add(func() {
@@ -260,6 +277,13 @@ func (s *session) startAgent(natsURL, panelAddr string, db gameDB, nc *nats.Conn
 		return err
 	}
 	s.stack.add(func() { a.stop(nc, s.worlds) })
+	go func() {
+		<-a.exited
+		if !a.stopping.Load() {
+			tail, _ := os.ReadFile(logf.Name())
+			s.fail(fmt.Errorf("corrosion-agent exited on its own (%v); its last lines:\n%s", a.cmd.ProcessState, lastLines(string(tail), 10)))
+		}
+	}()
 	return nil
 }
 

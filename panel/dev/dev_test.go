@@ -67,72 +67,156 @@ func parseBanner(out string) (banner, error) {
 	return b, nil
 }
 
-// TestDevRunsTheWholeSystemAndLeavesNothing runs the built
-// `corrosion-panel dev` as a user would (free ports), waits for the
-// panel and both worlds with their sidecars, logs in with the printed
-// password, finds both worlds in the fleet, then Ctrl-C: every child
-// process must be gone and every port free.
-func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
+// devRun is one `corrosion-panel dev` started by a test.
+type devRun struct {
+	cmd             *exec.Cmd
+	exited          chan error
+	panelPort, nats int
+	b               banner
+	panel           string // http://127.0.0.1:port
+	stdout, stderr  *testbin.Output
+}
+
+// startDev runs the built `corrosion-panel dev` as a user would (free
+// ports) and waits for its banner, the panel and both worlds with their
+// sidecar links up.
+func startDev(t *testing.T) *devRun {
+	t.Helper()
 	bin := testbin.Build(t, "./panel/cmd/corrosion-panel")
 	for _, pkg := range []string{"./agent/cmd/corrosion-agent", "./ether/cmd/ether", "./worldsrv/cmd/worldsrv"} {
 		testbin.Build(t, pkg) // next to corrosion-panel: dev finds them there
 	}
-	panelPort, natsPort := natstest.FreePort(t), natstest.FreePort(t)
-	var stdout, stderr testbin.Output
-	cmd := exec.Command(bin, "dev", "--listen", fmt.Sprintf("127.0.0.1:%d", panelPort),
-		"--nats-port", strconv.Itoa(natsPort), "--world-ports", "free")
-	cmd.Env = withoutDatabaseURL(testbin.Env())
+	d := &devRun{panelPort: natstest.FreePort(t), nats: natstest.FreePort(t), exited: make(chan error, 1),
+		stdout: &testbin.Output{}, stderr: &testbin.Output{}}
+	d.panel = fmt.Sprintf("http://127.0.0.1:%d", d.panelPort)
+	d.cmd = exec.Command(bin, "dev", "--listen", fmt.Sprintf("127.0.0.1:%d", d.panelPort),
+		"--nats-port", strconv.Itoa(d.nats), "--world-ports", "free")
+	d.cmd.Env = withoutDatabaseURL(testbin.Env())
 	// A process group of its own, as a shell gives a foreground job: the
-	// Ctrl-C below goes to the whole group (dev and the Postgres it
+	// Ctrl-C of the test goes to the whole group (dev and the Postgres it
 	// started), as a terminal's does.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
+	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited, waited := make(chan error, 1), make(chan struct{})
+	waited := make(chan struct{})
 	go func() {
-		exited <- cmd.Wait()
+		d.exited <- d.cmd.Wait()
 		close(waited)
 	}()
 	t.Cleanup(func() {
-		stopOnFailure(t, cmd, waited)
+		stopOnFailure(t, d.cmd, waited)
 		if t.Failed() {
-			t.Logf("dev stdout:\n%s\ndev stderr:\n%s", stdout.String(), stderr.String())
+			t.Logf("dev stdout:\n%s\ndev stderr:\n%s", d.stdout.String(), d.stderr.String())
 		}
 	})
-	var b banner
 	poll.Until(t, 90*time.Second, func() error {
 		select {
-		case err := <-exited:
-			t.Fatalf("dev exited early: %v", err)
+		case <-waited:
+			t.Fatalf("dev exited while starting:\n%s", d.stderr.String())
 		default:
 		}
 		var err error
-		b, err = parseBanner(stdout.String())
+		d.b, err = parseBanner(d.stdout.String())
 		return err
 	})
-	panel := fmt.Sprintf("http://127.0.0.1:%d", panelPort)
-	waitUp(t, panel, b.worldPorts)
-	hc := login(t, panel, b.password)
+	waitUp(t, d.panel, d.b.worldPorts)
+	return d
+}
+
+// ports are every port dev's run held that the test knows.
+func (d *devRun) ports() []int {
+	return append([]int{d.panelPort, d.nats, d.b.pgPort}, d.b.worldPorts...)
+}
+
+// TestDevRunsTheWholeSystemAndLeavesNothing: the panel and both worlds
+// come up, the printed password logs in, both worlds are on the demo
+// host, RCON reaches a world; then Ctrl-C: every child process gone,
+// every port free, the temporary directory removed.
+func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
+	d := startDev(t)
+	hc := login(t, d.panel, d.b.password)
 	poll.Until(t, 30*time.Second, func() error {
-		if code, body := get(hc, panel+"/"); code != http.StatusOK || !strings.Contains(body, "/hosts/demo") {
+		if code, body := get(hc, d.panel+"/"); code != http.StatusOK || !strings.Contains(body, "/hosts/demo") {
 			return fmt.Errorf("fleet page: %d, host demo not listed yet", code)
 		}
-		code, body := get(hc, panel+"/hosts/demo")
+		code, body := get(hc, d.panel+"/hosts/demo")
 		if code != http.StatusOK || !strings.Contains(body, "world10") || !strings.Contains(body, "world11") {
 			return fmt.Errorf("host page: %d, world10 and world11 not both listed yet", code)
 		}
 		return nil
 	})
-	rconStatus(t, natsPort)
-	children := descendants(t, cmd.Process.Pid)
+	rconStatus(t, d.nats)
+	children := descendants(t, d.cmd.Process.Pid)
 	if len(children) < 5 { // agent, 2 ethers, 2 worlds (and Postgres)
 		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
 	}
-	stopAndCheck(t, cmd, exited, children, append([]int{panelPort, natsPort, b.pgPort}, b.worldPorts...))
-	if _, err := os.Stat(filepath.Dir(b.agentLog)); !os.IsNotExist(err) {
-		t.Errorf("dev's temporary directory %s is left behind (%v)", filepath.Dir(b.agentLog), err)
+	if err := syscall.Kill(-d.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	checkGone(t, d, children, true)
+}
+
+// TestDevStopsEverythingWhenTheAgentDies: a killed agent leaves its games
+// running (by design); dev notices, says so, and still stops the games
+// (through their recorded PIDs), Postgres and NATS.
+func TestDevStopsEverythingWhenTheAgentDies(t *testing.T) {
+	d := startDev(t)
+	children := descendants(t, d.cmd.Process.Pid)
+	var agent *process.Process
+	for _, c := range children {
+		if line, _ := c.Cmdline(); strings.Contains(line, "corrosion-agent run") {
+			agent = c
+		}
+	}
+	if agent == nil {
+		t.Fatal("no corrosion-agent below dev")
+	}
+	if err := agent.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	checkGone(t, d, children, false)
+	if !strings.Contains(d.stdout.String(), "corrosion-agent exited on its own") {
+		t.Errorf("dev did not say the agent died:\n%s", d.stdout.String())
+	}
+}
+
+// checkGone waits for dev to exit (0 after Ctrl-C, else an error), then
+// checks that no child is left, every port is free and the temporary
+// directory is gone.
+func checkGone(t *testing.T, d *devRun, children []*process.Process, wantClean bool) {
+	t.Helper()
+	select {
+	case err := <-d.exited:
+		if wantClean && err != nil {
+			t.Errorf("dev after Ctrl-C: %v, want exit 0", err)
+		}
+		if !wantClean && err == nil {
+			t.Errorf("dev exited 0 after its agent died; want a failure")
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("dev did not stop within 90 s")
+	}
+	poll.Until(t, 10*time.Second, func() error {
+		for _, c := range children {
+			if running, err := c.IsRunning(); err == nil && running {
+				line, _ := c.Cmdline()
+				return fmt.Errorf("process %d (%s) is still running", c.Pid, line)
+			}
+		}
+		return nil
+	})
+	for _, p := range d.ports() {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			t.Errorf("port %d is still taken after dev stopped: %v", p, err)
+			continue
+		}
+		l.Close()
+	}
+	if _, err := os.Stat(filepath.Dir(d.b.agentLog)); !os.IsNotExist(err) {
+		t.Errorf("dev's temporary directory %s is left behind (%v)", filepath.Dir(d.b.agentLog), err)
 	}
 }
 
@@ -246,38 +330,4 @@ func descendants(t *testing.T, pid int) []*process.Process {
 		out = append(out, descendants(t, int(k.Pid))...)
 	}
 	return out
-}
-
-// stopAndCheck sends SIGINT to dev's process group (Ctrl-C), waits for a clean exit, and checks
-// that no child is left and every port is free.
-func stopAndCheck(t *testing.T, cmd *exec.Cmd, exited <-chan error, children []*process.Process, ports []int) {
-	t.Helper()
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("dev after Ctrl-C: %v, want exit 0", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("dev did not stop within 90 s of Ctrl-C")
-	}
-	poll.Until(t, 10*time.Second, func() error {
-		for _, c := range children {
-			if running, err := c.IsRunning(); err == nil && running {
-				name, _ := c.Cmdline()
-				return fmt.Errorf("process %d (%s) is still running", c.Pid, name)
-			}
-		}
-		return nil
-	})
-	for _, p := range ports {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			t.Errorf("port %d is still taken after dev stopped: %v", p, err)
-			continue
-		}
-		l.Close()
-	}
 }
