@@ -47,6 +47,45 @@ func BenchmarkTick_2000Crowd(b *testing.B) { benchTicks(b, false) }
 // map's walkable tiles (a world some minutes after a login rush).
 func BenchmarkTick_2000Spread(b *testing.B) { benchTicks(b, true) }
 
+// BenchmarkTick_2000Wander is what worldsrv/bench's bots do: 2,000
+// players start on the spawn tiles and each walks to a random tile within
+// 20 tiles of where it is every 5 to 10 ticks, so the crowd around the
+// spawn area thins out slowly (the ticks measured are the first ones).
+func BenchmarkTick_2000Wander(b *testing.B) {
+	e, cs := benchWorld(b, 2000)
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := make([]int, len(cs))
+	now := time.Unix(0, 0)
+	cpu0 := cpuTime(b)
+	for i := 0; b.Loop(); i++ {
+		for j, c := range cs {
+			if i >= next[j] {
+				next[j] = i + 5 + rng.IntN(6)
+				p := c.player.pos
+				c.lastHeard = now
+				c.in <- &proto.Walk{X: wander(rng, p.X, e.world.Width()), Y: wander(rng, p.Y, e.world.Height())}
+			}
+		}
+		now = now.Add(600 * time.Millisecond)
+		e.Tick(now)
+		for _, c := range cs {
+			select {
+			case <-c.out:
+			default:
+			}
+		}
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	st := e.Stats()
+	b.ReportMetric(float64(st.Tick.P50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(st.Tick.P99.Microseconds()), "p99-µs")
+}
+
+// wander is a coordinate within 20 tiles of v on a side of size tiles.
+func wander(rng *rand.Rand, v uint16, size int) uint16 {
+	return uint16(min(max(int(v)+rng.IntN(41)-20, 0), size-1))
+}
+
 // BenchmarkTick_Empty is the baseline: a tick with nobody online.
 func BenchmarkTick_Empty(b *testing.B) {
 	e, _ := benchWorld(b, 0)

@@ -20,13 +20,14 @@ type grid struct {
 	cells    [][]*player
 	head     []uint16 // per tile: the pid of its first occupant, 0 none
 	next     []uint16 // per pid: the next occupant of the same tile
+	marks    []uint64 // one bit per pid: rings' scratch, all zero between uses
 	occupied []int    // tiles whose head is set
 }
 
 func newGrid(width, height int) grid {
 	w, h := (width+cellSize-1)/cellSize, (height+cellSize-1)/cellSize
 	return grid{w: w, h: h, width: width, cells: make([][]*player, w*h),
-		head: make([]uint16, width*height), next: make([]uint16, 1<<16)}
+		head: make([]uint16, width*height), next: make([]uint16, 1<<16), marks: make([]uint64, 1<<16/64)}
 }
 
 func (g *grid) reset() {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/corrosion/corrosion/worldsrv/proto"
@@ -135,33 +136,50 @@ func (e *Engine) sortKeys(keys []uint32, perDist *distCounts) []uint32 {
 	return out
 }
 
-// rings appends the keys of the players around tile (x, y), ring by ring
-// (each ring sorted), until tileLimit or NearbyRadius.
+// rings appends the keys of the players around tile (x, y), ring by ring,
+// until tileLimit or NearbyRadius. Each ring's pids are marked in a bitmap
+// (e.grid.marks) and read back in pid order, so no ring needs sorting.
 func (e *Engine) rings(x, y int, keys []uint32) []uint32 {
-	tile := func(tx, ty int, d uint32) {
-		if !e.world.In(tx, ty) {
+	g := &e.grid
+	height := len(g.head) / g.width
+	lo, hi := len(g.marks), -1 // the bitmap words marked in this ring
+	mark := func(t int) {
+		for pid := g.head[t]; pid != 0; pid = g.next[pid] {
+			w := int(pid >> 6)
+			g.marks[w] |= 1 << (pid & 63)
+			lo, hi = min(lo, w), max(hi, w)
+		}
+	}
+	row := func(ty, x0, x1 int) {
+		if ty < 0 || ty >= height {
 			return
 		}
-		for pid := e.grid.head[ty*e.grid.width+tx]; pid != 0; pid = e.grid.next[pid] {
-			keys = append(keys, d<<16|uint32(pid))
+		for tx := max(x0, 0); tx <= min(x1, g.width-1); tx++ {
+			mark(ty*g.width + tx)
+		}
+	}
+	col := func(tx, y0, y1 int) {
+		if tx < 0 || tx >= g.width {
+			return
+		}
+		for ty := max(y0, 0); ty <= min(y1, height-1); ty++ {
+			mark(ty*g.width + tx)
 		}
 	}
 	for d := 0; d <= proto.NearbyRadius && len(keys) < tileLimit; d++ {
-		start := len(keys)
-		if d == 0 {
-			tile(x, y, 0)
+		row(y-d, x-d, x+d)
+		if d > 0 {
+			row(y+d, x-d, x+d)
+			col(x-d, y-d+1, y+d-1)
+			col(x+d, y-d+1, y+d-1)
 		}
-		for i := -d; i <= d && d > 0; i++ {
-			tile(x+i, y-d, uint32(d))
-			tile(x+i, y+d, uint32(d))
+		for w := lo; w <= hi; w++ {
+			for word := g.marks[w]; word != 0; word &= word - 1 {
+				keys = append(keys, uint32(d)<<16|uint32(w<<6+bits.TrailingZeros64(word)))
+			}
+			g.marks[w] = 0
 		}
-		for i := -d + 1; i <= d-1; i++ {
-			tile(x-d, y+i, uint32(d))
-			tile(x+d, y+i, uint32(d))
-		}
-		if ring := keys[start:]; !slices.IsSorted(ring) {
-			slices.Sort(ring)
-		}
+		lo, hi = len(g.marks), -1
 	}
 	return keys
 }
