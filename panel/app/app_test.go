@@ -252,3 +252,25 @@ func ingested(t *testing.T, hc *http.Client, r *replica) int {
 	}
 	return total
 }
+
+func TestLoadConfigFlagsWinOverEnvironment(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": "postgres://a@127.0.0.1/env", "CORROSION_PANEL_LISTEN": "127.0.0.1:1111",
+		"NATS_URL": "nats://10.0.0.1:4222", "CORROSION_PANEL_SECURE_COOKIES": "true", "CORROSION_PANEL_TRUSTED_ORIGINS": "https://a.example, https://b.example"}
+	c, err := app.LoadConfig("serve", []string{"--listen", "127.0.0.1:2222", "--database-url", "postgres://a@127.0.0.1/flag"},
+		func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:2222" || c.DatabaseURL != "postgres://a@127.0.0.1/flag" || c.NATSURL != "nats://10.0.0.1:4222" ||
+		!c.SecureCookies || len(c.TrustedOrigins) != 2 || c.TrustedOrigins[1] != "https://b.example" {
+		t.Errorf("config %+v: flags must win, the environment fill the rest", c)
+	}
+	if _, err := app.LoadConfig("serve", nil, func(k string) string {
+		if k == "CORROSION_PANEL_SECURE_COOKIES" {
+			return "maybe"
+		}
+		return env[k]
+	}, io.Discard); err == nil || !strings.Contains(err.Error(), "CORROSION_PANEL_SECURE_COOKIES") {
+		t.Errorf("bad boolean in the environment: %v", err)
+	}
+}
