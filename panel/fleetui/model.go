@@ -2,7 +2,6 @@ package fleetui
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -30,17 +29,18 @@ const (
 // It is owned by the hub's goroutine (livestate calls Apply, Tick and
 // Snapshot there, one at a time): no lock.
 type model struct {
-	st      Store
-	log     *slog.Logger
-	hosts   map[string]*liveHost // enabled licenses seen since start
-	unknown map[string]time.Time // licenses the store did not know, when last checked
+	st          Store
+	log         *slog.Logger
+	hosts       map[string]*liveHost // enabled licenses seeded since start
+	unknown     map[string]time.Time // licenses the store did not know, when last checked
+	fleetSeeded time.Time            // when seedFleet last read every host
 }
 
 // liveHost is one host's live state.
 type liveHost struct {
 	host     store.Host
-	insts    map[string]*store.Instance
-	order    []string // instance ids, sorted as the store lists them, new ones appended
+	insts    map[string]*store.Instance // nil until loaded (a host seeded for the fleet view only)
+	order    []string                   // instance ids, sorted as the store lists them, new ones appended
 	spark    []float64
 	sparkAt  time.Time
 	checked  time.Time // the store was last read
@@ -67,81 +67,6 @@ func NewModel(st Store, logger *slog.Logger) livestate.Model {
 // state streams of Deps.Live. Run it beside the server.
 func NewLive(cfg livestate.Config, nc *nats.Conn, st Store, logger *slog.Logger, m *livestate.Metrics) (*livestate.Hub, error) {
 	return livestate.New(cfg, nc, NewModel(st, logger), logger, m)
-}
-
-// host returns the license's live state, seeding it from the store the
-// first time (and refreshing its interval now and then) while a page
-// watches; nil when the store does not know the license or cannot be read,
-// or when nobody watches a license not seeded yet (the store has what
-// its events say when one does).
-func (m *model) host(ctx context.Context, license string, now time.Time, want livestate.View) *liveHost {
-	lh := m.hosts[license]
-	if lh != nil && (want == 0 || now.Sub(lh.checked) < lh.reseedPeriod(now)) {
-		return lh
-	}
-	if lh == nil && want == 0 {
-		return nil // nobody watches: no store read; seeded when a page opens
-	}
-	if at, ok := m.unknown[license]; ok && now.Sub(at) < unknownRetry {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, seedTimeout)
-	defer cancel()
-	h, err := m.st.Host(ctx, license)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		delete(m.hosts, license) // deleted or disabled since
-		if len(m.unknown) >= maxUnknown {
-			clear(m.unknown)
-		}
-		m.unknown[license] = now
-		return nil
-	case err != nil && lh != nil:
-		lh.checked = now // keep what we have; try again later
-		return lh
-	case err != nil:
-		m.log.Warn("cannot seed a host's live state", "license", license, "err", err)
-		return nil
-	}
-	delete(m.unknown, license)
-	if lh != nil {
-		lh.checked, lh.host.Interval, lh.host.Label = now, h.Interval, h.Label
-		return lh
-	}
-	lh, err = m.seed(ctx, h, now)
-	if err != nil {
-		m.log.Warn("cannot seed a host's live state", "license", license, "err", err)
-		return nil
-	}
-	m.hosts[license] = lh
-	return lh
-}
-
-func (m *model) seed(ctx context.Context, h store.Host, now time.Time) (*liveHost, error) {
-	insts, err := m.st.Instances(ctx, h.License)
-	if err != nil {
-		return nil, err
-	}
-	samples, err := m.st.Samples(ctx, h.License, now.Add(-sparkSeedSpan))
-	if err != nil {
-		return nil, err
-	}
-	lh := &liveHost{host: h, insts: map[string]*store.Instance{}, checked: now, seeded: now,
-		instAt: map[string]time.Time{}, eventAt: map[string]time.Time{}, sent: map[string]uint64{}}
-	for i := range insts {
-		lh.insts[insts[i].ID] = &insts[i]
-		lh.order = append(lh.order, insts[i].ID)
-	}
-	lh.spark = sparkOf(samples)
-	if len(lh.spark) > SparkSamples {
-		lh.spark = lh.spark[len(lh.spark)-SparkSamples:]
-	}
-	if len(samples) > 0 {
-		lh.sparkAt = samples[len(samples)-1].At
-	}
-	lh.shownOn = h.Seen && h.OnlineAt(now)
-	lh.shownOld = staleText(h, lh.shownOn, now)
-	return lh, nil
 }
 
 // reseedPeriod is how long the store's observed interval is trusted:
@@ -194,6 +119,7 @@ func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []
 func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since time.Time) []livestate.Fragment {
 	now := time.Now()
 	if sub.View == livestate.ViewFleet {
+		m.seedFleet(ctx, now)
 		var out []livestate.Fragment
 		for _, lh := range m.hosts {
 			if lh.changed.After(since) {
@@ -203,7 +129,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		}
 		return out
 	}
-	lh := m.hosts[sub.License]
+	lh := m.host(ctx, sub.License, now, sub.View) // seeded now, so the tick watches it
 	if lh == nil {
 		return nil
 	}

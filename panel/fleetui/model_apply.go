@@ -50,6 +50,13 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
 		}
 		lh.sparkAt = now
 	}
+	if lh.insts == nil { // a fleet-view host: only its counts
+		h.Counts = make(map[wire.State]int, len(hb.Instances))
+		for _, rep := range hb.Instances {
+			h.Counts[rep.State]++
+		}
+		return set
+	}
 	seen := make(map[string]bool, len(hb.Instances))
 	for i := range hb.Instances {
 		rep := &hb.Instances[i]
@@ -92,8 +99,11 @@ func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) 
 
 // status applies an instance's status event.
 func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) renderSet {
-	in := lh.insts[id]
 	set := renderSet{host: true, insts: []string{id}, timeline: []string{id}}
+	if lh.insts == nil {
+		return set // a fleet-view host: its counts follow with the next heartbeat
+	}
+	in := lh.insts[id]
 	if in == nil {
 		in = &store.Instance{License: lh.host.License, ID: id}
 		lh.insts[id] = in

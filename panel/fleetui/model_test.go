@@ -140,3 +140,31 @@ func names(frags []livestate.Fragment) []string {
 	}
 	return out
 }
+
+// A host already silent when a page opens (no event will come) still
+// turns offline on it: opening the stream seeds the model from the store.
+func TestModel_HostSilentBeforeThePageOpensTurnsOffline(t *testing.T) {
+	p, _ := modelPanel(t)
+	publishHeartbeat(t, p, "lic-a", "box", "v1")
+	ctx := context.Background()
+	poll.Until(t, 20*time.Second, func() error {
+		if h, err := p.Store.Host(ctx, "lic-a"); err != nil || !h.Seen {
+			return fmt.Errorf("not ingested: %v", err)
+		}
+		return nil
+	})
+	later := time.Now().Add(time.Hour)
+	for _, sub := range []livestate.Subscription{{View: livestate.ViewFleet}, {View: livestate.ViewHost, License: "lic-a"},
+		{View: livestate.ViewInstance, License: "lic-a", Instance: "game1"}} {
+		m := fleetui.NewModel(p.Store, paneltest.TestLogger(t)) // a replica that has seen no event
+		m.(livestate.Snapshotter).Snapshot(ctx, sub, time.Now())
+		frags := m.Tick(ctx, later, sub.View)
+		want := "hostbadge-lic-a"
+		if sub.View == livestate.ViewInstance {
+			want = "badge-game1"
+		}
+		if f, ok := find(frags, want); !ok || !strings.Contains(string(f.HTML), "st-offline") {
+			t.Errorf("view %d: no offline %s after the silence: %v", sub.View, want, names(frags))
+		}
+	}
+}
