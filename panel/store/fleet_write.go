@@ -82,7 +82,7 @@ func (s *Store) ApplyBatch(ctx context.Context, b Batch) (BatchResult, error) {
 		kb := b.known(known)
 		plan := newHostPlan(&kb)
 		for _, step := range []func(context.Context, pgx.Tx, *Batch, *hostPlan) error{
-			writeBeacons, planInstances, writeHeartbeatInstances, deleteGoneInstances, writeHosts, writeEvents, writeEventInstances,
+			writeBeacons, planHosts, writeHeartbeatInstances, deleteGoneInstances, writeHosts, writeEvents, writeEventInstances,
 		} {
 			if err := step(ctx, tx, &kb, plan); err != nil {
 				return err

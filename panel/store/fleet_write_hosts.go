@@ -19,10 +19,14 @@ type hostPlan struct {
 	// due holds the licenses whose instance rows this batch writes: new
 	// hosts, changed instances, or telemetry older than the sample bucket.
 	due map[string]bool
+	// full holds the licenses whose whole heartbeat (jsonb) and a sample
+	// this batch writes: new hosts, or the last one a sample bucket old.
+	// The others' heartbeats are not even sent.
+	full map[string]bool
 }
 
 func newHostPlan(b *Batch) *hostPlan {
-	p := &hostPlan{sigs: make([]int64, len(b.Heartbeats)), due: map[string]bool{}}
+	p := &hostPlan{sigs: make([]int64, len(b.Heartbeats)), due: map[string]bool{}, full: map[string]bool{}}
 	for i, r := range b.Heartbeats {
 		p.sigs[i] = instanceSig(r)
 	}
@@ -64,27 +68,37 @@ func writeBeacons(ctx context.Context, tx pgx.Tx, b *Batch, _ *hostPlan) error {
 	return nil
 }
 
-// planInstances finds the hosts whose instance rows need writing: most
-// heartbeats change nothing but telemetry, and cost no instance row.
-func planInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
+// planHosts finds the hosts whose instance rows need writing, and those
+// whose whole heartbeat is due: most heartbeats change nothing but
+// telemetry, and cost neither an instance row nor a jsonb.
+func planHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	n := len(b.Heartbeats)
 	if n == 0 {
 		return nil
 	}
-	ids, ats := make([]string, n), make([]time.Time, n)
+	ids, ats, received := make([]string, n), make([]time.Time, n), make([]time.Time, n)
 	for i, r := range b.Heartbeats {
-		ids[i], ats[i] = r.License, r.Heartbeat.Timestamp
+		ids[i], ats[i], received[i] = r.License, r.Heartbeat.Timestamp, r.Received
 	}
-	rows, err := tx.Query(ctx, `SELECT u.l FROM unnest($1::text[], $2::int8[], $3::timestamptz[]) AS u(l, sig, at)
+	rows, err := tx.Query(ctx, `SELECT u.l,
+			h.license_id IS NULL OR h.instances_sig IS DISTINCT FROM u.sig OR h.instances_at <= u.at - $5::interval,
+			h.license_id IS NULL OR u.received >= h.heartbeat_at + $5::interval
+		FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::timestamptz[]) AS u(l, sig, at, received)
 		LEFT JOIN panel_hosts h ON h.license_id = u.l
-		WHERE h.license_id IS NULL OR h.instances_sig IS DISTINCT FROM u.sig OR h.instances_at <= u.at - $4::interval`,
-		ids, p.sigs, ats, b.SampleEvery)
+		WHERE h.license_id IS NULL OR h.instances_sig IS DISTINCT FROM u.sig OR h.instances_at <= u.at - $5::interval
+			OR u.received >= h.heartbeat_at + $5::interval`,
+		ids, p.sigs, ats, received, b.SampleEvery)
 	if err != nil {
-		return fmt.Errorf("plan instance writes: %w", err)
+		return fmt.Errorf("plan host writes: %w", err)
 	}
 	var id string
-	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { p.due[id] = true; return nil }); err != nil {
-		return fmt.Errorf("plan instance writes: %w", err)
+	var due, full bool
+	_, err = pgx.ForEachRow(rows, []any{&id, &due, &full}, func() error {
+		p.due[id], p.full[id] = due, full
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("plan host writes: %w", err)
 	}
 	return nil
 }
@@ -106,7 +120,8 @@ const hostInsert = `INSERT INTO panel_hosts AS h (license_id, hostname, agent_ve
 	cpu_cores, mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, heartbeat_at, first_seen,
 	last_heartbeat, instances_sig, instances_at)
 SELECT license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores, mem_total_mb, mem_used_mb,
-	disk_total_mb, disk_free_mb, heartbeat::jsonb, received, received, received, sig, at FROM ` + hostRows + `
+	disk_total_mb, disk_free_mb, (CASE WHEN heartbeat = '' THEN '{}' ELSE heartbeat END)::jsonb, received, received,
+	received, sig, at FROM ` + hostRows + `
 WHERE NOT EXISTS (SELECT 1 FROM panel_hosts o WHERE o.license_id = u.license_id)
 ON CONFLICT (license_id) DO NOTHING ` + hostReturning + `, true AS sampled`
 
@@ -121,8 +136,10 @@ var hostUpdate = fmt.Sprintf(`UPDATE panel_hosts h SET hostname = u.hostname, ag
 	agent_commit = u.agent_commit, os = u.os, arch = u.arch, cpu_percent = u.cpu_percent,
 	cpu_cores = u.cpu_cores, mem_total_mb = u.mem_total_mb, mem_used_mb = u.mem_used_mb,
 	disk_total_mb = u.disk_total_mb, disk_free_mb = u.disk_free_mb,
-	heartbeat = CASE WHEN u.received >= h.heartbeat_at + $18::interval THEN u.heartbeat::jsonb ELSE h.heartbeat END,
-	heartbeat_at = CASE WHEN u.received >= h.heartbeat_at + $18::interval THEN u.received ELSE h.heartbeat_at END,
+	heartbeat = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
+		THEN u.heartbeat::jsonb ELSE h.heartbeat END,
+	heartbeat_at = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
+		THEN u.received ELSE h.heartbeat_at END,
 	instances_sig = CASE WHEN u.due THEN u.sig ELSE h.instances_sig END,
 	instances_at = CASE WHEN u.due THEN u.at ELSE h.instances_at END,
 	last_heartbeat = u.received,
@@ -168,7 +185,10 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 			cores[i] = &c
 		}
 		diskT[i], diskF[i] = diskSums(hb.Host.Disks)
-		raws[i], received[i], due[i], ats[i] = string(r.JSON), r.Received, p.due[r.License], hb.Timestamp
+		received[i], due[i], ats[i] = r.Received, p.due[r.License], hb.Timestamp
+		if p.full[r.License] {
+			raws[i] = string(r.JSON)
+		}
 	}
 	_, err := tx.Exec(ctx, hostWrite, ids, hostnames, versions, commits, oses, arches, cpus, cores,
 		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery)
