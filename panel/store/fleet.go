@@ -83,9 +83,11 @@ type Host struct {
 	// Samples are the last HostFilter.Spark samples, oldest first (Hosts
 	// only).
 	Samples []Sample
-	// Probe is the last heartbeat's probe report (Host only; nil: none).
+	// Probe is the stored heartbeat's probe report (Host only; nil: none).
 	Probe *wire.ProbeReport
-	// Heartbeat is the last heartbeat as received (Host only).
+	// Heartbeat is a recent heartbeat as received (Host only): the whole
+	// heartbeat is stored at most once per sample bucket (10 s), the
+	// fields above on every one.
 	Heartbeat json.RawMessage
 }
 
@@ -102,7 +104,7 @@ type Instance struct {
 	Label         string
 	State         wire.State
 	PID           int   // 0: no process
-	UptimeSeconds int64 // as of UpdatedAt
+	UptimeSeconds int64 // as of UpdatedAt (telemetry is refreshed once per sample bucket; state at once)
 	CrashCount    int
 	CPUPercent    *float64 // of one CPU; nil: not running or not measured
 	RSSMB         *int64
