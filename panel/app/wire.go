@@ -31,17 +31,17 @@ const sessionPruneEvery = 10 * time.Minute
 
 // parts are what Serve has opened before the features are built.
 type parts struct {
-	store *store.Store
-	nc    *nats.Conn
-	reg   *prometheus.Registry
+	store *store.Store         // closed by Serve, last
+	nc    *nats.Conn           // drained by Serve after the features and ingest stopped
+	reg   *prometheus.Registry // this replica's metrics (/metrics)
 	log   *slog.Logger
 }
 
 // group is background work that stops together: cancel, then wait.
 type group struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	ctx    context.Context
+	ctx    context.Context    // immutable; the work's context
+	cancel context.CancelFunc // immutable; ends ctx
+	wg     sync.WaitGroup     // the running work
 }
 
 func newGroup() *group {
@@ -65,8 +65,8 @@ func (g *group) stop() {
 
 // built is the wired panel: the server and what to stop after it.
 type built struct {
-	server  *server.Server
-	closers []func() // run last-registered first by close
+	server  *server.Server // set once build succeeded
+	closers []func()       // appended by build, run last-registered first by close
 }
 
 func (b *built) onClose(fn func()) { b.closers = append(b.closers, fn) }

@@ -47,9 +47,9 @@ func findBinary(name string) (string, error) {
 
 // agentProc is the demo agent started as a child.
 type agentProc struct {
-	cmd      *exec.Cmd
-	stateDir string // the agent's state_dir: the games' recorded PIDs
-	log      *slog.Logger
+	cmd      *exec.Cmd     // immutable after startAgent; Wait is the reaper goroutine's
+	stateDir string        // immutable; the agent's state_dir: the games' recorded PIDs
+	log      *slog.Logger  // immutable
 	exited   chan struct{} // closed once the process is reaped
 	stopping atomic.Bool   // set when stop begins: the exit is ours
 }

@@ -173,11 +173,11 @@ func checkPorts(o Options, worlds []world) error {
 
 // session is one dev run's state while it starts.
 type session struct {
-	o      Options
-	bins   binaries
-	worlds []world
-	dir    string
-	stack  *cleanups
+	o      Options    // immutable
+	bins   binaries   // immutable
+	worlds []world    // immutable
+	dir    string     // immutable; the run's temporary directory
+	stack  *cleanups  // appended to by start only (one goroutine), run by Run
 	failed chan error // a part that stopped on its own (the agent, the panel); buffered
 }
 
