@@ -30,7 +30,8 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 		t.Fatalf("fleet before the agent: %d, want the license waiting for its first heartbeat:\n%s", status, body)
 	}
 	_, live := openStream(t, p, c, "/live/fleet")
-	paneltest.StartAgent(t, p.NATSURL, "lic-a", paneltest.AgentInstance{ID: "game1", Autostart: true})
+	paneltest.StartAgent(t, p.NATSURL, "lic-a", paneltest.AgentInstance{ID: "game1", Autostart: true},
+		paneltest.AgentInstance{ID: "world10", Game: "worldsrv", Unmanaged: true})
 
 	// Live: the row arrives by itself, online.
 	live.waitFor(t, "hostbadge-lic-a", "st-online")
@@ -42,6 +43,18 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 		}
 		return nil
 	})
+	// A world's overview links its browser client on the host the browser
+	// reached the panel at (node 10: port 8080, world 1).
+	poll.Until(t, 20*time.Second, func() error {
+		_, body := c.Get("/hosts/lic-a/instances/world10")
+		if !strings.Contains(body, `href="http://127.0.0.1:8080/client?world=1"`) {
+			return fmt.Errorf("world10's overview does not link its client")
+		}
+		return nil
+	})
+	if _, body := c.Get("/hosts/lic-a/instances/game1"); strings.Contains(body, "/client?world=") {
+		t.Errorf("a generic instance links a world client")
+	}
 	_, body = c.Get("/?q=nothing-matches-this")
 	if !strings.Contains(body, "No host matches this filter") {
 		t.Errorf("a search with no match shows no designed empty state:\n%s", body)

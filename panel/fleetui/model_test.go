@@ -168,3 +168,18 @@ func TestModel_HostSilentBeforeThePageOpensTurnsOffline(t *testing.T) {
 		}
 	}
 }
+
+func TestModel_ProbesFromTheLastHeartbeat(t *testing.T) {
+	_, m := modelPanel(t)
+	ev := heartbeatEvent("lic-a", time.Now(), wire.StateRunning)
+	lat := 1.25
+	ev.Heartbeat.Probe = &wire.ProbeReport{Timestamp: time.Now(), Results: []wire.ProbeResult{
+		{Name: "db", Host: "10.0.0.2", Port: 5432, OK: true, LatencyMS: &lat},
+		{Name: "nats", Host: "10.0.0.3", Port: 4222, Error: "connection refused"}}}
+	f, ok := find(m.Apply(context.Background(), ev, livestate.ViewHost), "probes-lic-a")
+	html := string(f.HTML)
+	if !ok || !strings.Contains(html, "10.0.0.2:5432") || !strings.Contains(html, "1.2 ms") ||
+		!strings.Contains(html, "connection refused") || !strings.Contains(html, "st-crashed") {
+		t.Fatalf("probes fragment: %s", html)
+	}
+}
