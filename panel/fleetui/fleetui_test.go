@@ -300,3 +300,28 @@ func TestScoping_RevokedGrantEndsTheStream(t *testing.T) {
 		t.Fatalf("reconnect after the revoke: %d, want 403", status)
 	}
 }
+
+// Two replicas side by side: a power action through one reaches the game,
+// and its new state reaches a browser held by the other (each replica
+// serves its streams from its own subscriptions).
+func TestReplicas_PowerOnOneStateLiveOnTheOther(t *testing.T) {
+	p1 := startPanel(t)
+	p2 := p1.Replica(t)
+	p1.AddLicense(t, "lic-a")
+	pw := p1.AddUser(t, "olga", auth.RoleOperator, "lic-a")
+	c1, c2 := p1.Client(t, "olga", pw), p2.Client(t, "olga", pw)
+	pidFile := filepath.Join(t.TempDir(), "game1.pid")
+	paneltest.StartAgent(t, p1.NATSURL, "lic-a",
+		paneltest.AgentInstance{ID: "game1", Autostart: true, Args: []string{"-pid-file", pidFile}})
+	pid := gamePID(t, pidFile)
+	_, live := openStream(t, p2, c2, "/live/hosts/lic-a?instance=game1")
+	powerAs(t, c1, "lic-a", "stop", http.StatusAccepted)
+	poll.True(t, 20*time.Second, "the game process exits", func() bool { return !alive(pid) })
+	live.waitFor(t, "badge-game1", "st-stopped")
+	poll.Until(t, 20*time.Second, func() error {
+		if _, body := c2.Get("/hosts/lic-a"); !strings.Contains(body, "badge st-stopped") {
+			return fmt.Errorf("replica 2's host page does not show game1 stopped")
+		}
+		return nil
+	})
+}
