@@ -87,7 +87,7 @@ func (f *Feature) Routes() []httpx.Route {
 // Timeline and history bounds of the pages.
 const (
 	TimelineRows = 50              // newest state events on the overview
-	ChartWindow  = 6 * time.Hour   // telemetry shown on a host page
+	ChartWindow  = 24 * time.Hour  // telemetry shown on a host page: the history ingest keeps (store.DefaultRetention)
 	ChartPoints  = 240             // at most this many points per chart
 	SparkSamples = 30              // points of a fleet row's sparkline
 	powerTimeout = 5 * time.Second // the agent replies when the action is accepted or refused
