@@ -56,16 +56,20 @@ func fleetQuery(r *http.Request, p *auth.Principal, now time.Time) (ui.FleetPage
 
 // fleetData reads the hosts; Visible counts them before the filter.
 func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.HostFilter) (ui.FleetPage, error) {
+	if fp.Query != "" || fp.Liveness != "" { // the count before the filter, without the samples
+		all, err := f.d.Store.Hosts(ctx, store.HostFilter{Licenses: filter.Licenses, Now: filter.Now})
+		if err != nil {
+			return fp, fmt.Errorf("fleet: %w", err)
+		}
+		fp.Visible = len(all)
+		filter.Search, filter.State = fp.Query, store.Liveness(fp.Liveness)
+	}
 	hosts, err := f.d.Store.Hosts(ctx, filter)
 	if err != nil {
 		return fp, fmt.Errorf("fleet: %w", err)
 	}
-	fp.Visible = len(hosts)
-	if fp.Query != "" || fp.Liveness != "" {
-		filter.Search, filter.State = fp.Query, store.Liveness(fp.Liveness)
-		if hosts, err = f.d.Store.Hosts(ctx, filter); err != nil {
-			return fp, fmt.Errorf("fleet: %w", err)
-		}
+	if filter.Search == "" && filter.State == store.AnyLiveness {
+		fp.Visible = len(hosts)
 	}
 	now := filter.Now
 	fp.Hosts = make([]ui.HostRow, 0, len(hosts))
