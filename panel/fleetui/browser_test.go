@@ -71,6 +71,13 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 		chromedp.SendKeys(`input[data-search]`, "no-such-host", chromedp.ByQuery),
 		chromedp.WaitVisible(`//div[@id="fleet-list"]//p[contains(., "No host matches")]`, chromedp.BySearch),
 	)
+	browsertest.Run(t, phone, 20*time.Second, "dark theme",
+		chromedp.Navigate(p.URL+"/"),
+		chromedp.WaitVisible(`#host-lic-a .badge.st-offline`, chromedp.ByQuery),
+		chromedp.Click(`[data-theme-toggle]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`html[data-theme="dark"]`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, phone, "panel-fleet-phone-dark")
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %v", errs)
 	}
