@@ -12,6 +12,19 @@ import (
 // column per sub-benchmark and unit.
 const phasePrefix = "phase:"
 
+// tickOrder is the order worldsrv's tick runs its phases in; phases of
+// other benchmarks keep the order they were first reported in, after these.
+var tickOrder = []string{"world", "inputs", "npcs", "players", "logouts", "logins",
+	"process_ether_inbound", "zones", "info", "outputs", "cleanup"}
+
+// phaseRank sorts phases by tickOrder, unknown ones last.
+func phaseRank(phase string) int {
+	if i := slices.Index(tickOrder, phase); i >= 0 {
+		return i
+	}
+	return len(tickOrder)
+}
+
 // phaseUnit splits a per-phase unit into its phase and unit.
 func phaseUnit(unit string) (phase, u string, ok bool) {
 	rest, ok := strings.CutPrefix(unit, phasePrefix)
@@ -51,8 +64,9 @@ func hasPhases(r result) bool {
 	return false
 }
 
-// phaseTable: rows are phases in the order first reported, columns are
-// (sub-benchmark, unit) pairs in the order reported.
+// phaseTable: rows are phases (tickOrder first, then as first reported),
+// columns are (sub-benchmark, unit) pairs in the order reported; values
+// with three decimals.
 func phaseTable(b *strings.Builder, top string, rs []result) {
 	type column struct {
 		r    result
@@ -76,6 +90,7 @@ func phaseTable(b *strings.Builder, top string, rs []result) {
 			}
 		}
 	}
+	slices.SortStableFunc(phases, func(a, b string) int { return phaseRank(a) - phaseRank(b) })
 	fmt.Fprintf(b, "Per phase, `%s`:\n\n| phase |", strings.TrimPrefix(top, "Benchmark"))
 	for _, c := range cols {
 		_, leaf := split(c.r.name)
@@ -89,7 +104,7 @@ func phaseTable(b *strings.Builder, top string, rs []result) {
 		fmt.Fprintf(b, "| %s |", phase)
 		for _, c := range cols {
 			if v, ok := c.r.get(phasePrefix + phase + ":" + c.unit); ok {
-				fmt.Fprintf(b, " %s |", human(v))
+				fmt.Fprintf(b, " %.3f |", v)
 			} else {
 				b.WriteString("  |")
 			}

@@ -32,16 +32,16 @@ func BenchmarkWorldTick(b *testing.B) {
 func BenchmarkWorldPM(b *testing.B) {
 	r := scenario(b)
 	b.Run("baseline", func(b *testing.B) {
-		b.ReportMetric(r.natsRT.p50, "p50-us")
-		b.ReportMetric(r.natsRT.p99, "p99-us")
+		b.ReportMetric(r.natsRT.p50/1000, "p50-ms")
+		b.ReportMetric(r.natsRT.p99/1000, "p99-ms")
 		b.ReportMetric(float64(r.natsRT.n), "samples")
 		wall(b, r.natsSecs)
 	})
 	b.Run("corrosion", func(b *testing.B) {
-		b.ReportMetric(r.pm.p50, "p50-us")
-		b.ReportMetric(r.pm.p99, "p99-us")
+		b.ReportMetric(r.pm.p50/1000, "p50-ms")
+		b.ReportMetric(r.pm.p99/1000, "p99-ms")
 		b.ReportMetric(float64(r.pm.n), "samples")
-		b.ReportMetric(float64(r.pmLost), "lost")
+		b.ReportMetric(float64(r.pmOffline), "offline")
 		wall(b, r.pmSecs)
 	})
 }
@@ -65,6 +65,9 @@ func BenchmarkWorldLogins(b *testing.B) {
 		b.ReportMetric(r.relogin.LoginsPerSec, "logins/s")
 		b.ReportMetric(r.relogin.LoginP99Ms, "login-p99-ms")
 		b.ReportMetric(float64(r.relogin.LoginFailures), "failed")
+		for kind, n := range r.relogin.Errors {
+			b.Logf("existing accounts: %d × %s", n, kind)
+		}
 		wall(b, r.relogin.LoginSeconds)
 	})
 }
