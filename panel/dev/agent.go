@@ -59,7 +59,6 @@ type agentProc struct {
 func startAgent(bin, cfgPath, stateDir string, logw io.Writer, log *slog.Logger) (*agentProc, error) {
 	cmd := exec.Command(bin, "run", "--config", cfgPath)
 	cmd.Stdout, cmd.Stderr = logw, logw
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start corrosion-agent: %w", err)
