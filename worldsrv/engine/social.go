@@ -130,9 +130,10 @@ type heldPM struct {
 }
 
 // privateMessage decides a PM now, or holds it while the sender's friend
-// list has not arrived (the rule in the package doc).
+// list has not arrived and the sidecar is linked (the rule in the package
+// doc); with the link down nothing would arrive, so it is decided at once.
 func (e *Engine) privateMessage(p *player, m *proto.PrivateMessage) {
-	if e.link != nil && !p.listsLoaded && len(p.held) < maxHeldPMs {
+	if e.link != nil && !p.listsLoaded && len(p.held) < maxHeldPMs && e.link.Up() {
 		if len(p.held) == 0 {
 			p.heldSince = e.tick
 			e.holding = append(e.holding, p)
