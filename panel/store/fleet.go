@@ -166,7 +166,9 @@ type HostFilter struct {
 	Search string
 	// State keeps online or offline hosts only.
 	State Liveness
-	// Spark is how many recent samples to return per host (0: none).
+	// Spark is how many recent samples to return per host (0: none): at
+	// most that many, from the last Spark+1 sample buckets before Now (a
+	// host silent for longer has none).
 	Spark int
 	// Now is the time the offline rule is applied at; zero: time.Now().
 	Now time.Time
