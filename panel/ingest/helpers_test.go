@@ -14,6 +14,7 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
+	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/ingest"
 	"github.com/corrosion/corrosion/panel/paneltest"
 	"github.com/corrosion/corrosion/panel/store"
@@ -89,25 +90,17 @@ func runReplica(t *testing.T, in *ingest.Ingester, reg *prometheus.Registry, nc 
 		return runErr
 	}
 	t.Cleanup(func() { _ = stop() })
-	// Run has subscribed once a probe message round-trips through the
-	// server after the subscriptions: wait for the interest to exist.
 	waitInterest(t, nc)
 	return &replica{in: in, reg: reg, stop: stop}
 }
 
-// waitInterest waits until the server routes heartbeats to a subscriber.
+// waitInterest waits until the ingester's three subscriptions are made
+// and have reached the server.
 func waitInterest(t testing.TB, nc *nats.Conn) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if nc.NumSubscriptions() >= 3 {
-			if err := nc.Flush(); err == nil {
-				return
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("ingest did not subscribe")
+	poll.True(t, 10*time.Second, "ingest subscribed", func() bool {
+		return nc.NumSubscriptions() >= 3 && nc.Flush() == nil
+	})
 }
 
 // metric sums a counter or histogram count of name whose labels include
