@@ -232,3 +232,44 @@ func TestIngest_RefusedRowsCostOnlyTheirLicense(t *testing.T) {
 		t.Fatalf("bad = %+v, %v", h, err)
 	}
 }
+
+// Two replicas writing the same hosts' heartbeats at once: every host is
+// written, nothing is refused or dropped (lost races are retried).
+func TestIngest_TwoReplicasSameHostsConcurrently(t *testing.T) {
+	const hosts = 200
+	var licenses []string
+	for i := range hosts {
+		licenses = append(licenses, fmt.Sprintf("h%03d", i))
+	}
+	r := newRig(t, "", licenses...)
+	fast := ingest.Config{FlushEvery: 20 * time.Millisecond}
+	a, b := r.startIngest(t, fast), r.startIngest(t, fast)
+	last := time.Now()
+	for round := range 15 {
+		last = time.Now()
+		for _, l := range licenses {
+			hb := heartbeat(last, l, 3)
+			hb.Instances[round%3].State = wire.StateStopped // instance rows change too
+			publishJSON(t, r.pub, wire.HeartbeatSubject(l), hb)
+		}
+	}
+	ctx := context.Background()
+	poll.Until(t, 20*time.Second, func() error {
+		hs, err := r.st.Hosts(ctx, store.HostFilter{State: store.OnlineOnly})
+		if err != nil || len(hs) != hosts {
+			return fmt.Errorf("%d hosts online, %v", len(hs), err)
+		}
+		in, err := r.st.Instance(ctx, "h199", "world2")
+		if err != nil || in.State != wire.StateStopped {
+			return fmt.Errorf("h199/world2 = %+v, %v (the last round stopped world2)", in, err)
+		}
+		return nil
+	})
+	for _, rep := range []*replica{a, b} {
+		if d := metric(t, rep.reg, "corrosion_panel_ingest_dropped_total"); d != 0 {
+			t.Fatalf("dropped %v", d)
+		}
+	}
+	t.Logf("retried flushes: %v and %v", metric(t, a.reg, "corrosion_panel_ingest_flush_errors_total"),
+		metric(t, b.reg, "corrosion_panel_ingest_flush_errors_total"))
+}
