@@ -122,4 +122,16 @@ func refusedThenOffline(t *testing.T, tab context.Context, agent *paneltest.Agen
 		chromedp.WaitVisible(`.livebadge .badge.st-offline`, chromedp.ByQuery),
 	)
 	browsertest.Screenshot(t, tab, "panel-instance-offline")
+	browsertest.Run(t, tab, 20*time.Second, "the host page, offline",
+		chromedp.Navigate(strings.TrimSuffix(currentURL(tab), "/instances/game1")),
+		chromedp.WaitVisible(`#inst-game1 .badge.st-offline`, chromedp.ByQuery),
+	)
+	browsertest.Screenshot(t, tab, "panel-host-offline")
+}
+
+// currentURL is the tab's current URL.
+func currentURL(tab context.Context) string {
+	var u string
+	_ = chromedp.Run(tab, chromedp.Location(&u))
+	return u
 }
