@@ -33,8 +33,10 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 	paneltest.StartAgent(t, p.NATSURL, "lic-a", paneltest.AgentInstance{ID: "game1", Autostart: true},
 		paneltest.AgentInstance{ID: "world10", Game: "worldsrv", Unmanaged: true})
 
-	// Live: the row arrives by itself, online.
+	// Live: the row's cells arrive by themselves, online, and the page is
+	// told a host it may not list has appeared.
 	live.waitFor(t, "hostbadge-lic-a", "st-online")
+	live.waitFor(t, "fleet-changed", "")
 	// And a fresh load from the store shows it too.
 	poll.Until(t, 20*time.Second, func() error {
 		_, body := c.Get("/")
@@ -54,6 +56,11 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 	})
 	if _, body := c.Get("/hosts/lic-a/instances/game1"); strings.Contains(body, "/client?world=") {
 		t.Errorf("a generic instance links a world client")
+	}
+	for _, path := range []string{"/hosts/nope", "/hosts/lic-a/instances/nope", "/hosts/bad%20id", "/hosts/lic-a/instances/Bad"} {
+		if status, body := c.Get(path); status != http.StatusNotFound || !strings.Contains(body, "there is no") && !strings.Contains(body, "has no instance") {
+			t.Errorf("GET %s: %d, want 404 in words", path, status)
+		}
 	}
 	_, body = c.Get("/?q=nothing-matches-this")
 	if !strings.Contains(body, "No host matches this filter") {
