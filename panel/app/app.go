@@ -76,7 +76,12 @@ func Serve(ctx context.Context, cfg Config, ln net.Listener, log *slog.Logger) e
 }
 
 // drainNATS drains the connection within drainBudget, then closes it.
+// A connection that is not up has nothing to drain: it is closed at once.
 func drainNATS(nc *nats.Conn, log *slog.Logger) {
+	if !nc.IsConnected() {
+		nc.Close()
+		return
+	}
 	done := make(chan struct{})
 	nc.SetClosedHandler(func(*nats.Conn) { close(done) })
 	if err := nc.Drain(); err != nil {

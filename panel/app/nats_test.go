@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
@@ -87,5 +90,48 @@ func TestServesWhileNATSIsDownThenCatchesUp(t *testing.T) {
 	})
 	if !strings.Contains(logs.String(), "nats connected") {
 		t.Errorf("no 'nats connected' line after NATS came up:\n%s", logs.String())
+	}
+}
+
+// TestNATSUserPassword: --nats-user/--nats-password reach the server; a
+// wrong password is logged once as an authorization failure while the
+// panel keeps serving.
+func TestNATSUserPassword(t *testing.T) {
+	port := natstest.FreePort(t)
+	srv, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: port, Username: "panel", Password: "right", NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats not ready")
+	}
+	defer srv.Shutdown()
+	dsn, _ := migrated(t)
+	for _, c := range []struct {
+		password, want string
+	}{{"right", "nats connected"}, {"wrong", "authorization violation"}} {
+		cfg := app.DefaultConfig()
+		cfg.DatabaseURL, cfg.NATSURL = dsn, fmt.Sprintf("nats://127.0.0.1:%d", port)
+		cfg.NATSUser, cfg.NATSPassword = "panel", c.password
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs syncBuffer
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- app.Serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(&logs, nil))) }()
+		poll.True(t, 15*time.Second, c.want, func() bool { return strings.Contains(logs.String(), c.want) })
+		if code, _ := get(t, http.DefaultClient, "http://"+ln.Addr().String()+"/healthz"); code != http.StatusOK {
+			t.Errorf("password %s: /healthz %d", c.password, code)
+		}
+		if strings.Contains(logs.String(), c.password) && c.password == "wrong" {
+			t.Errorf("the password is in the log:\n%s", logs.String())
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
 	}
 }
