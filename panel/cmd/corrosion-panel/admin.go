@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/dev"
@@ -110,12 +111,14 @@ func license(ctx context.Context, args []string, e env) int {
 
 func user(ctx context.Context, args []string, e env) int {
 	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprintf(e.stderr, "corrosion-panel user: the command is `user add --name N --role admin|operator|viewer [--password-stdin]`\n")
+		fmt.Fprintf(e.stderr, "corrosion-panel user: the command is `user add --name N --role admin|operator|viewer [--licenses a,b] [--password-stdin]`\n")
 		return exitUsage
 	}
 	f := newDBFlags("user add", e)
 	name := f.fs.String("name", "", "the operator's login name")
 	role := f.fs.String("role", "", "admin, operator or viewer")
+	var licenses []string
+	f.fs.Func("licenses", "comma-separated licenses the operator or viewer may see (admins see all)", flagval.List(&licenses))
 	fromStdin := f.fs.Bool("password-stdin", false, "read the password from the first line of stdin (default: generate one and print it)")
 	if err := f.parse(args[1:]); err != nil {
 		return helpOr(e, "user add", err)
@@ -139,7 +142,7 @@ func user(ctx context.Context, args []string, e env) int {
 	if err := auth.CheckNewPassword(password); err != nil {
 		return fail(e, "user add", err)
 	}
-	if err := addUser(ctx, f.dsn, *name, auth.Role(*role), password); err != nil {
+	if err := addUser(ctx, f.dsn, newUser{*name, auth.Role(*role), password, licenses}); err != nil {
 		return fail(e, "user add", err)
 	}
 	if generated {
@@ -150,9 +153,18 @@ func user(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-// addUser hashes the password (argon2id) and creates the operator.
-func addUser(ctx context.Context, dsn, name string, role auth.Role, password string) error {
-	hash, err := auth.HashPassword(password, auth.DefaultParams)
+// newUser is what `user add` creates.
+type newUser struct {
+	name     string
+	role     auth.Role
+	password string
+	licenses []string // granted; each must exist
+}
+
+// addUser hashes the password (argon2id) and creates the operator with
+// their grants. Unknown licenses are refused before anything is created.
+func addUser(ctx context.Context, dsn string, u newUser) error {
+	hash, err := auth.HashPassword(u.password, auth.DefaultParams)
 	if err != nil {
 		return err
 	}
@@ -161,6 +173,35 @@ func addUser(ctx context.Context, dsn, name string, role auth.Role, password str
 		return err
 	}
 	defer st.Close()
-	_, err = st.CreateUser(ctx, name, hash, string(role))
-	return err
+	if err := checkLicenses(ctx, st, u.licenses); err != nil {
+		return err
+	}
+	created, err := st.CreateUser(ctx, u.name, hash, string(u.role))
+	if err != nil {
+		return err
+	}
+	if len(u.licenses) == 0 {
+		return nil
+	}
+	return st.SetGrants(ctx, created.ID, u.licenses)
+}
+
+func checkLicenses(ctx context.Context, st *store.Store, want []string) error {
+	if len(want) == 0 {
+		return nil
+	}
+	have, err := st.Licenses(ctx)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, l := range have {
+		known[l.ID] = true
+	}
+	for _, id := range want {
+		if !known[id] {
+			return fmt.Errorf("--licenses: there is no license %q; add it first with `corrosion-panel license add --id %s`", id, id)
+		}
+	}
+	return nil
 }

@@ -3,7 +3,7 @@
 //
 //	corrosion-panel serve [flags]
 //	corrosion-panel migrate [--database-url URL]
-//	corrosion-panel user add --name N --role R [--password-stdin]
+//	corrosion-panel user add --name N --role R [--licenses L1,L2] [--password-stdin]
 //	corrosion-panel license add --id ID [--label L]
 //	corrosion-panel dev [flags]
 //	corrosion-panel version
@@ -29,7 +29,7 @@ const usage = `usage: corrosion-panel <command> [flags]
 commands:
   serve         serve the panel (flags and environment: corrosion-panel serve --help)
   migrate       create the database if missing and apply every migration
-  user add      add an operator: --name N --role admin|operator|viewer [--password-stdin]
+  user add      add an operator: --name N --role admin|operator|viewer [--licenses a,b] [--password-stdin]
   license add   add a license (one agent's host): --id ID [--label L]
   dev           the whole system on this machine: NATS, Postgres, the panel, an agent with two worlds
   version       print the version (also --version)

@@ -120,6 +120,13 @@ func TestMigrateUserLicense(t *testing.T) {
 	if r = runCmd(t, vars, "", "license", "add", "--id", "demo", "--label", "Demo host"); r.code != 0 {
 		t.Fatalf("license add: %d %q %q", r.code, r.stdout, r.stderr)
 	}
+	r = runCmd(t, vars, "", "user", "add", "--name", "dave", "--role", "viewer", "--licenses", "demo,nope")
+	if r.code != 1 || !strings.Contains(r.stderr, `no license "nope"`) {
+		t.Errorf("user add with an unknown license: %d %q", r.code, r.stderr)
+	}
+	if r = runCmd(t, vars, "", "user", "add", "--name", "dave", "--role", "viewer", "--licenses", "demo"); r.code != 0 {
+		t.Errorf("user add --licenses demo: %d %q", r.code, r.stderr)
+	}
 	if r = runCmd(t, vars, "", "license", "add", "--id", "bad id!"); r.code != 1 || !strings.Contains(r.stderr, "invalid license id") {
 		t.Errorf("bad license id: %d %q", r.code, r.stderr)
 	}
@@ -155,6 +162,9 @@ func checkRows(t *testing.T, dsn string) {
 	u, err := st.UserByName(ctx, "bob")
 	if err != nil || u.Role != "operator" || !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
 		t.Errorf("bob: %+v %v", u, err)
+	}
+	if d, err := st.UserByName(ctx, "dave"); err != nil || len(d.Licenses) != 1 || d.Licenses[0] != "demo" {
+		t.Errorf("dave (refused once for an unknown license, then added with demo): %+v %v", d, err)
 	}
 	ls, err := st.Licenses(ctx)
 	if err != nil || len(ls) != 1 || ls[0].ID != "demo" || ls[0].Label != "Demo host" {
