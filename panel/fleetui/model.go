@@ -47,6 +47,7 @@ type liveHost struct {
 	seeded   time.Time // when the model first read it
 	seenAt   time.Time // when the model saw its first heartbeat (zero: seeded as seen)
 	changed  time.Time // the host itself last changed (for snapshots)
+	stateAt  time.Time // its online state or instance counts last changed (for fleet snapshots)
 	instAt   map[string]time.Time
 	eventAt  map[string]time.Time // last status event per instance
 	shownOn  bool                 // the online state the streams last got
@@ -91,7 +92,7 @@ func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.Vi
 		set = lh.heartbeat(ev.Heartbeat, ev.Received)
 	case livestate.KindGoingOffline:
 		lh.host.GoingOffline = ev.Received
-		set = renderSet{host: true, insts: lh.order}
+		set = renderSet{host: true, state: true, insts: lh.order}
 	case livestate.KindStatus:
 		set = lh.status(ev.Instance, ev.Status, ev.Received)
 	}
@@ -108,7 +109,7 @@ func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []
 		if on == lh.shownOn && staleText(lh.host, on, now) == lh.shownOld {
 			continue
 		}
-		set := renderSet{host: true, insts: lh.order}
+		set := renderSet{host: true, state: true, insts: lh.order}
 		lh.touch(set, now)
 		out = append(out, m.render(lh, set, want, now, true)...)
 	}
@@ -122,7 +123,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		m.seedFleet(ctx, now)
 		var out []livestate.Fragment
 		for _, lh := range m.hosts {
-			if lh.changed.After(since) {
+			if lh.stateAt.After(since) { // telemetry alone comes with the next heartbeat
 				set := renderSet{host: true, fleetNew: lh.seenAt.After(since)}
 				out = append(out, m.render(lh, set, livestate.ViewFleet, now, false)...)
 			}
@@ -151,6 +152,9 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 func (lh *liveHost) touch(set renderSet, now time.Time) {
 	if set.host {
 		lh.changed = now
+	}
+	if set.state {
+		lh.stateAt = now
 	}
 	for _, id := range set.insts {
 		lh.instAt[id] = now

@@ -1,6 +1,7 @@
 package fleetui
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -16,15 +17,21 @@ type renderSet struct {
 	timeline []string
 	fleetNew bool // a host the open fleet pages may not list
 	layout   bool // an instance appeared or disappeared: host and instance pages refetch
+	// state: the host's online state or its instance counts changed (not
+	// only telemetry): a fleet page opened just before gets it in its
+	// snapshot.
+	state bool
 }
 
 // heartbeat applies a heartbeat received at now.
-func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) renderSet {
+func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) (set renderSet) {
 	h := &lh.host
-	set := renderSet{host: true, fleetNew: !h.Seen}
+	set = renderSet{host: true, fleetNew: !h.Seen, state: !h.Seen || !h.GoingOffline.IsZero()}
 	if !h.Seen {
 		lh.seenAt = now
 	}
+	before := maps.Clone(h.Counts)
+	defer func() { set.state = set.state || !maps.Equal(before, h.Counts) }()
 	h.Seen, h.Hostname, h.AgentVersion, h.AgentCommit = true, hb.Host.Hostname, hb.Agent.Version, hb.Agent.Commit
 	h.OS, h.Arch, h.CPUPercent, h.CPUCores = hb.Agent.OS, hb.Agent.Arch, hb.Host.CPUPercent, hb.Host.CPUCores
 	h.MemTotalMB, h.MemUsedMB = i64(hb.Host.MemTotalMB), i64(hb.Host.MemUsedMB)
@@ -99,7 +106,7 @@ func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) 
 
 // status applies an instance's status event.
 func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) renderSet {
-	set := renderSet{host: true, insts: []string{id}, timeline: []string{id}}
+	set := renderSet{host: true, state: true, insts: []string{id}, timeline: []string{id}}
 	if lh.insts == nil {
 		return set // a fleet-view host: its counts follow with the next heartbeat
 	}

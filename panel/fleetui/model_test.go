@@ -183,3 +183,26 @@ func TestModel_ProbesFromTheLastHeartbeat(t *testing.T) {
 		t.Fatalf("probes fragment: %s", html)
 	}
 }
+
+// A fleet page opened just after a wave of heartbeats is not sent every
+// host again (its buffer would overflow into a refetch): only hosts whose
+// online state or instance counts changed.
+func TestModel_FleetSnapshotSkipsTelemetryOnly(t *testing.T) {
+	_, m := modelPanel(t)
+	ctx, t0 := context.Background(), time.Now()
+	sn := m.(livestate.Snapshotter)
+	sn.Snapshot(ctx, livestate.Subscription{View: livestate.ViewFleet}, t0) // the page that makes the model watch
+	m.Apply(ctx, heartbeatEvent("lic-a", t0, wire.StateRunning), allViews)
+	fleet := livestate.Subscription{View: livestate.ViewFleet}
+	if frags := sn.Snapshot(ctx, fleet, t0.Add(-time.Second)); len(frags) == 0 {
+		t.Fatal("the first heartbeat (offline → online) is not in the snapshot")
+	}
+	m.Apply(ctx, heartbeatEvent("lic-a", t0.Add(10*time.Second), wire.StateRunning), allViews)
+	if frags := sn.Snapshot(ctx, fleet, t0.Add(5*time.Second)); len(frags) != 0 {
+		t.Fatalf("a telemetry-only heartbeat is in the snapshot: %v", names(frags))
+	}
+	m.Apply(ctx, heartbeatEvent("lic-a", t0.Add(20*time.Second), wire.StateStopped), allViews)
+	if frags := sn.Snapshot(ctx, fleet, t0.Add(15*time.Second)); len(frags) == 0 {
+		t.Fatal("a heartbeat that changed the counts is not in the snapshot")
+	}
+}
