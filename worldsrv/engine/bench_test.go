@@ -14,7 +14,8 @@ import (
 
 // benchWorld is an ether-off engine on the default 256×256 map with n
 // players placed directly (no account checks), each walking somewhere
-// and drained every tick, as a network writer would.
+// and drained (and its chunk recycled) every tick, as a network writer
+// would.
 func benchWorld(b *testing.B, n int) (*Engine, []*Client) {
 	m := terrain.Generate(7, terrain.Grassland, terrain.DefaultSize, terrain.DefaultSize)
 	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
@@ -70,7 +71,8 @@ func BenchmarkTick_2000Wander(b *testing.B) {
 		e.Tick(now)
 		for _, c := range cs {
 			select {
-			case <-c.out:
+			case chunk := <-c.out:
+				c.Recycle(chunk) // as the network writer does
 			default:
 			}
 		}
@@ -123,7 +125,8 @@ func benchTicks(b *testing.B, spread bool) {
 		e.Tick(now)
 		for _, c := range cs {
 			select {
-			case <-c.out:
+			case chunk := <-c.out:
+				c.Recycle(chunk) // as the network writer does
 			default:
 			}
 		}

@@ -14,7 +14,8 @@ var ErrBusy = errors.New("engine: too many connections waiting to be admitted")
 
 // Conn is the network layer's side of one client connection (TCP or
 // WebSocket). The network layer reads frames and hands the decoded messages
-// to Client.Deliver, writes each chunk from Client.Outbound, and when
+// to Client.Deliver, writes each chunk from Client.Outbound (handing it
+// back with Client.Recycle once written, so the tick reuses it), and when
 // Client.Done is closed writes what is still queued and closes the socket.
 type Conn interface {
 	// RemoteAddr is the peer's address without port (the per-address
@@ -43,6 +44,7 @@ type Client struct {
 	addr   string                   // immutable after Attach
 	in     chan proto.ClientMessage // network → tick; bounded (InQueue)
 	out    chan []byte              // tick → network; bounded (OutQueue)
+	free   chan []byte              // network → tick: written chunks to reuse (Recycle); bounded
 	done   chan struct{}            // closed by the tick when released
 	hangup chan struct{}            // closed by Hangup
 	once   sync.Once                // guards closing hangup
@@ -79,6 +81,20 @@ func (c *Client) Hangup() { c.once.Do(func() { close(c.hangup) }) }
 // Outbound is the channel of frame chunks to write, in order.
 func (c *Client) Outbound() <-chan []byte { return c.out }
 
+// recycled is how many written chunks a client keeps for reuse.
+const recycled = 2
+
+// Recycle hands back a chunk from Outbound once it is written, so a later
+// tick builds the client's frames in it instead of a new allocation. The
+// caller must not touch chunk afterwards. Optional (a chunk never handed
+// back is garbage collected); never blocks; safe from any goroutine.
+func (c *Client) Recycle(chunk []byte) {
+	select {
+	case c.free <- chunk[:0]:
+	default:
+	}
+}
+
 // Done is closed when the engine is finished with the client: write what
 // Outbound still holds, then close the connection.
 func (c *Client) Done() <-chan struct{} { return c.done }
@@ -97,6 +113,7 @@ func (c *Client) hungUp() bool {
 func (e *Engine) Attach(conn Conn) (*Client, error) {
 	c := &Client{conn: conn, addr: conn.RemoteAddr(),
 		in: make(chan proto.ClientMessage, e.cfg.InQueue), out: make(chan []byte, e.cfg.OutQueue),
+		free: make(chan []byte, recycled),
 		done: make(chan struct{}), hangup: make(chan struct{})}
 	select {
 	case e.accepts <- c:
@@ -113,8 +130,14 @@ const maxBufHint = 8 << 10
 
 // send appends one frame for c to this tick's chunk.
 func (e *Engine) send(c *Client, m proto.Message) {
-	if c.buf == nil && c.bufHint > 0 {
-		c.buf = make([]byte, 0, c.bufHint)
+	if c.buf == nil {
+		select {
+		case c.buf = <-c.free:
+		default:
+			if c.bufHint > 0 {
+				c.buf = make([]byte, 0, c.bufHint)
+			}
+		}
 	}
 	b, err := proto.AppendFrame(c.buf, m)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -68,20 +69,24 @@ type Engine struct {
 	running  atomic.Bool   // Run has been called
 
 	// Owned by the tick goroutine.
-	tick          uint64
-	clients       []*Client // admitted, in admission order
-	addrs         map[string]int
-	authing       int
-	byUser        map[uint64]*player
-	players       []*player // by pid (index 0 unused); nil = free
-	freePIDs      []uint16  // free pids, popped from the end (lowest last)
-	pending       map[uint64]*pendingLogin
-	pendingOrder  []*pendingLogin   // pending logins in arrival order
-	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
-	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
-	grid          grid
-	keys, sorted  []uint32  // tileKeys' scratch
-	near          nearCache // the info phase's lists by tile
+	tick         uint64
+	clients      []*Client // admitted, in admission order
+	addrs        map[string]int
+	authing      int
+	byUser       map[uint64]*player
+	players      []*player // by pid (index 0 unused); nil = free
+	freePIDs     []uint16  // free pids, popped from the end (lowest last)
+	pending      map[uint64]*pendingLogin
+	pendingOrder []*pendingLogin   // pending logins in arrival order
+	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
+	holding      []*player         // players with PMs held for their friend list (may be stale: check byUser)
+	grid         grid
+	keys, sorted []uint32  // tileKeys' scratch
+	near         nearCache // the info phase's lists by tile
+	info         struct {  // the info phase's frames, reused
+		pos    proto.Position
+		nearby proto.Nearby
+	}
 	lastNow       time.Time
 	down          countdown // an admin shutdown counting down
 	stopAfterTick bool      // the countdown ended: close stopping after this tick

@@ -75,7 +75,7 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 			e.players[i+1] = ps[i]
 		}
 		e.grid.build(e.players)
-		e.near.reset()
+		e.near.reset(e.players)
 		for _, p := range ps {
 			got := e.nearby(p, nil)
 			var want []proto.NearbyPlayer
@@ -90,5 +90,25 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 				t.Fatalf("n=%d pid %d: grid %d players, all-pairs %d", n, p.pid, len(got), len(want))
 			}
 		}
+	}
+}
+
+// A chunk handed back with Recycle carries a later tick's frames: the
+// engine builds them in it instead of a new allocation.
+func TestClient_RecycledChunkIsReused(t *testing.T) {
+	w := offWorld(t, Config{})
+	c, _ := w.login("10.0.0.1", "recycler", "pw")
+	c.read()
+	first := make([]byte, 0, 4096)
+	c.c.Recycle(first)
+	c.deliver(&proto.ChatSettings{})
+	w.tick()
+	select {
+	case chunk := <-c.c.Outbound():
+		if cap(chunk) != cap(first) || &chunk[:1][0] != &first[:1][0] {
+			t.Fatalf("chunk of cap %d is not the recycled one (cap %d)", cap(chunk), cap(first))
+		}
+	default:
+		t.Fatal("no chunk after the tick")
 	}
 }

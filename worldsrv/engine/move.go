@@ -89,18 +89,24 @@ func (e *Engine) phasePlayers(time.Time) {
 // list when that changed.
 func (e *Engine) phaseInfo(time.Time) {
 	e.grid.build(e.players)
-	e.near.reset()
+	e.near.reset(e.players)
+	defer func() { e.info.nearby.Players = nil }()
 	for _, p := range e.players {
 		if p == nil {
 			continue
 		}
+		// The frames go through e.info by pointer: a value would be
+		// copied to the heap on its way into the Message interface, twice
+		// per player per tick.
 		if p.pos != p.sentPos {
 			p.sentPos = p.pos
-			e.send(p.c, proto.Position{X: p.pos.X, Y: p.pos.Y})
+			e.info.pos = proto.Position{X: p.pos.X, Y: p.pos.Y}
+			e.send(p.c, &e.info.pos)
 		}
 		p.scratch = e.nearby(p, p.scratch[:0])
 		if !slices.Equal(p.scratch, p.nearby) {
-			e.send(p.c, proto.Nearby{Players: p.scratch})
+			e.info.nearby.Players = p.scratch
+			e.send(p.c, &e.info.nearby)
 			p.nearby, p.scratch = p.scratch, p.nearby
 		}
 	}

@@ -20,18 +20,26 @@ const tileLimit = proto.MaxNearby + 1
 // occupants included, nearest first then by pid, at most tileLimit. Every
 // player on a tile shares it (a spawn crowd stacks many on each tile).
 type nearCache struct {
-	spans map[int]nearSpan // tile → its keys in arena
-	arena []uint32
+	spans   map[int]nearSpan // tile → its keys in arena
+	arena   []uint32
+	entries []proto.NearbyPlayer // by pid: each player's Nearby entry this tick, side by side
 }
 
 type nearSpan struct{ start, end int }
 
-func (c *nearCache) reset() {
+// reset empties the cache for a new info phase over players (by pid).
+func (c *nearCache) reset(players []*player) {
 	if c.spans == nil {
 		c.spans = map[int]nearSpan{}
 	}
 	clear(c.spans)
 	c.arena = c.arena[:0]
+	c.entries = slices.Grow(c.entries[:0], len(players))[:len(players)]
+	for pid, p := range players {
+		if p != nil {
+			c.entries[pid] = proto.NearbyPlayer{PID: p.pid, Name37: p.user37, X: p.pos.X, Y: p.pos.Y}
+		}
+	}
 }
 
 // nearby appends to dst the other players within NearbyRadius of p
@@ -56,8 +64,7 @@ func (e *Engine) nearby(p *player, dst []proto.NearbyPlayer) []proto.NearbyPlaye
 		if n == proto.MaxNearby {
 			break
 		}
-		o := e.players[k&0xffff]
-		dst = append(dst, proto.NearbyPlayer{PID: o.pid, Name37: o.user37, X: o.pos.X, Y: o.pos.Y})
+		dst = append(dst, e.near.entries[k&0xffff])
 		n++
 	}
 	return dst
@@ -142,44 +149,45 @@ func (e *Engine) sortKeys(keys []uint32, perDist *distCounts) []uint32 {
 func (e *Engine) rings(x, y int, keys []uint32) []uint32 {
 	g := &e.grid
 	height := len(g.head) / g.width
-	lo, hi := len(g.marks), -1 // the bitmap words marked in this ring
-	mark := func(t int) {
+	for d := 0; d <= proto.NearbyRadius && len(keys) < tileLimit; d++ {
+		x0, x1 := max(x-d, 0), min(x+d, g.width-1)
+		y0, y1 := max(y-d+1, 0), min(y+d-1, height-1)
+		span := markSpan{lo: len(g.marks), hi: -1}
+		if y-d >= 0 {
+			g.mark(&span, (y-d)*g.width+x0, (y-d)*g.width+x1, 1)
+		}
+		if d > 0 && y+d < height {
+			g.mark(&span, (y+d)*g.width+x0, (y+d)*g.width+x1, 1)
+		}
+		if d > 0 && x-d >= 0 && y0 <= y1 {
+			g.mark(&span, y0*g.width+x-d, y1*g.width+x-d, g.width)
+		}
+		if d > 0 && x+d < g.width && y0 <= y1 {
+			g.mark(&span, y0*g.width+x+d, y1*g.width+x+d, g.width)
+		}
+		for w := span.lo; w <= span.hi; w++ {
+			for word := g.marks[w]; word != 0; word &= word - 1 {
+				keys = append(keys, uint32(d)<<16|uint32(w<<6+bits.TrailingZeros64(word)))
+			}
+			g.marks[w] = 0
+		}
+	}
+	return keys
+}
+
+// markSpan is the range of bitmap words a ring marked.
+type markSpan struct{ lo, hi int }
+
+// mark sets the bit of every occupant of the tiles from t0 to t1 (both
+// included) stepping by step, widening s to the words it touched.
+func (g *grid) mark(s *markSpan, t0, t1, step int) {
+	lo, hi := s.lo, s.hi
+	for t := t0; t <= t1; t += step {
 		for pid := g.head[t]; pid != 0; pid = g.next[pid] {
 			w := int(pid >> 6)
 			g.marks[w] |= 1 << (pid & 63)
 			lo, hi = min(lo, w), max(hi, w)
 		}
 	}
-	row := func(ty, x0, x1 int) {
-		if ty < 0 || ty >= height {
-			return
-		}
-		for tx := max(x0, 0); tx <= min(x1, g.width-1); tx++ {
-			mark(ty*g.width + tx)
-		}
-	}
-	col := func(tx, y0, y1 int) {
-		if tx < 0 || tx >= g.width {
-			return
-		}
-		for ty := max(y0, 0); ty <= min(y1, height-1); ty++ {
-			mark(ty*g.width + tx)
-		}
-	}
-	for d := 0; d <= proto.NearbyRadius && len(keys) < tileLimit; d++ {
-		row(y-d, x-d, x+d)
-		if d > 0 {
-			row(y+d, x-d, x+d)
-			col(x-d, y-d+1, y+d-1)
-			col(x+d, y-d+1, y+d-1)
-		}
-		for w := lo; w <= hi; w++ {
-			for word := g.marks[w]; word != 0; word &= word - 1 {
-				keys = append(keys, uint32(d)<<16|uint32(w<<6+bits.TrailingZeros64(word)))
-			}
-			g.marks[w] = 0
-		}
-		lo, hi = len(g.marks), -1
-	}
-	return keys
+	s.lo, s.hi = lo, hi
 }

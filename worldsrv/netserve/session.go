@@ -123,6 +123,7 @@ func (ss *session) writeLoop() {
 			if !ss.write(chunk) {
 				return
 			}
+			ss.client.Recycle(chunk)
 		case <-done:
 			for {
 				select {
