@@ -80,6 +80,16 @@ func (lh *liveHost) reseedPeriod(now time.Time) time.Duration {
 	return reseedEvery
 }
 
+// learning reports whether a host shown online has been silent longer
+// than the shortest offline delay while its interval is still the
+// default one: the store has probably observed the real interval since
+// (a host killed seconds after it started must not stay online for three
+// default intervals). Bounded: during learnWindow, every learnReseed.
+func (lh *liveHost) learning(now time.Time) bool {
+	return lh.shownOn && lh.host.Interval == store.DefaultInterval && now.Sub(lh.seeded) < learnWindow &&
+		now.Sub(lh.checked) >= learnReseed && now.Sub(lh.host.LastHeartbeat) > store.OfflineIntervals*store.MinInterval
+}
+
 // Apply updates the model with one agent event and renders what changed.
 func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.View) []livestate.Fragment {
 	lh := m.host(ctx, ev.License, ev.Received, want)
@@ -104,7 +114,10 @@ func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.Vi
 // is rendered (a host falling silent turns offline on open pages).
 func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []livestate.Fragment {
 	var out []livestate.Fragment
-	for _, lh := range m.hosts {
+	for license, lh := range m.hosts {
+		if lh.learning(now) {
+			m.host(ctx, license, now, want) // the store may have observed its interval by now
+		}
 		on := lh.host.Seen && lh.host.OnlineAt(now)
 		if on == lh.shownOn && staleText(lh.host, on, now) == lh.shownOld {
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/store"
 )
 
 const allViews = livestate.ViewFleet | livestate.ViewHost | livestate.ViewInstance
@@ -204,5 +205,34 @@ func TestModel_FleetSnapshotSkipsTelemetryOnly(t *testing.T) {
 	m.Apply(ctx, heartbeatEvent("lic-a", t0.Add(20*time.Second), wire.StateStopped), allViews)
 	if frags := sn.Snapshot(ctx, fleet, t0.Add(15*time.Second)); len(frags) == 0 {
 		t.Fatal("a heartbeat that changed the counts is not in the snapshot")
+	}
+}
+
+// A host killed seconds after its first heartbeat, before the model had
+// the store's observed interval, still turns offline after three real
+// intervals: the tick asks the store again.
+func TestModel_SilentHostWithUnlearnedIntervalAsksTheStore(t *testing.T) {
+	p, m := modelPanel(t)
+	ctx := context.Background()
+	t0 := time.Now()
+	m.Apply(ctx, heartbeatEvent("lic-a", t0, wire.StateRunning), allViews) // seeded: interval unknown (60 s)
+	// The store observes gaps of milliseconds between heartbeats it writes
+	// one by one: its interval becomes the 5 s minimum.
+	poll.Until(t, 20*time.Second, func() error {
+		h, err := p.Store.Host(ctx, "lic-a")
+		if err == nil && h.Seen && h.Interval == store.MinInterval {
+			return nil
+		}
+		before := h.LastHeartbeat
+		publishHeartbeat(t, p, "lic-a", "box", "v1")
+		poll.True(t, 10*time.Second, "heartbeat written", func() bool {
+			h, err := p.Store.Host(ctx, "lic-a")
+			return err == nil && h.LastHeartbeat.After(before)
+		})
+		return fmt.Errorf("interval not observed yet: %v %v", h.Interval, err)
+	})
+	frags := m.Tick(ctx, t0.Add(20*time.Second), allViews) // 3 × 5 s of silence, well short of 3 × 60 s
+	if f, ok := find(frags, "hostbadge-lic-a"); !ok || !strings.Contains(string(f.HTML), "st-offline") {
+		t.Fatalf("the silent host stays online on a default interval: %v", names(frags))
 	}
 }
