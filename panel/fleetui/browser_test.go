@@ -45,6 +45,7 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 	)
 	browsertest.Screenshot(t, tab, "panel-instance")
 	browsertest.Run(t, tab, 30*time.Second, "stop: stopping, then stopped, by itself",
+		chromedp.WaitEnabled(`.pagehead button[data-power="stop"]`, chromedp.ByQuery),
 		chromedp.Click(`.pagehead button[data-power="stop"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.livebadge .badge.st-stopping`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.livebadge .badge.st-stopped`, chromedp.ByQuery),
@@ -95,6 +96,7 @@ func killWithConfirmation(t *testing.T, tab context.Context) {
 		}
 	})
 	browsertest.Run(t, tab, 30*time.Second, "kill, confirmed",
+		chromedp.WaitEnabled(`.pagehead button[data-power="kill"]`, chromedp.ByQuery),
 		chromedp.Click(`.pagehead button[data-power="kill"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.livebadge .badge.st-stopped`, chromedp.ByQuery),
 	)
@@ -115,6 +117,7 @@ func refusedThenOffline(t *testing.T, tab context.Context, agent *paneltest.Agen
 	t.Helper()
 	agent.Kill()
 	browsertest.Run(t, tab, 30*time.Second, "a refused action says why",
+		chromedp.WaitEnabled(`.pagehead button[data-power="start"]`, chromedp.ByQuery),
 		chromedp.Click(`.pagehead button[data-power="start"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//span[@data-error][contains(., "not connected")]`, chromedp.BySearch),
 	)
