@@ -28,6 +28,7 @@ type Store interface {
 	Instance(ctx context.Context, license, id string) (store.Instance, error)
 	Timeline(ctx context.Context, license, id string, limit int) ([]store.Event, error)
 	Samples(ctx context.Context, license string, since time.Time) ([]store.Sample, error)
+	UnknownLicenses(ctx context.Context) ([]store.UnknownLicense, error)
 }
 
 var _ Store = (*store.Store)(nil)

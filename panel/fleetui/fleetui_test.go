@@ -230,6 +230,16 @@ func TestScoping_OperatorSeesOnlyGrantedLicenses(t *testing.T) {
 	if _, body := op.Get("/"); strings.Contains(body, "lic-b") || strings.Contains(body, "secret-host") {
 		t.Errorf("the operator's fleet lists another license's host")
 	}
+	publishHeartbeat(t, p, "ghost-1", "somewhere", "v1")
+	poll.Until(t, 20*time.Second, func() error {
+		if _, body := admin.Get("/"); !strings.Contains(body, "license nobody created: ghost-1") {
+			return fmt.Errorf("the admin's fleet does not name the unknown license")
+		}
+		return nil
+	})
+	if _, body := op.Get("/"); strings.Contains(body, "ghost-1") {
+		t.Errorf("an operator is shown unknown licenses")
+	}
 
 	_, opLive := openStream(t, p, op, "/live/fleet")
 	_, adminLive := openStream(t, p, admin, "/live/fleet")

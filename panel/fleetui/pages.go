@@ -29,7 +29,25 @@ func (f *Feature) fleet(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	if err != nil {
 		return err
 	}
+	if p.IsAdmin() {
+		data.Unknown = f.unknownLicenses(r.Context())
+	}
 	return server.Render(w, r, http.StatusOK, ui.Fleet(server.PageFor(p, "Fleet", ui.NavFleet), data))
+}
+
+// unknownLicenses lists the licenses heartbeats arrive from that no admin
+// created (the page says so to admins; a failed read only loses the note).
+func (f *Feature) unknownLicenses(ctx context.Context) []string {
+	ul, err := f.d.Store.UnknownLicenses(ctx)
+	if err != nil {
+		f.log.Warn("cannot read unknown licenses", "err", err)
+		return nil
+	}
+	out := make([]string, len(ul))
+	for i, u := range ul {
+		out[i] = u.License
+	}
+	return out
 }
 
 // fleetQuery reads the page's filter from the query string; unknown

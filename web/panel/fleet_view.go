@@ -50,6 +50,9 @@ type FleetPage struct {
 	State    string // an instance state hosts must have one of; "" any
 	Since    int64  // render time, Unix ms (the live stream's snapshot point)
 	IsAdmin  bool
+	// Unknown are licenses heartbeats arrive from that no admin created
+	// (admins only).
+	Unknown []string
 }
 
 // Filtered reports whether a search or filter is applied.
@@ -174,3 +177,20 @@ func urlEscape(s string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// unknownText says which unknown licenses send heartbeats (at most three
+// named).
+func unknownText(ls []string) string {
+	named := ls
+	if len(named) > 3 {
+		named = named[:3]
+	}
+	list := strings.Join(named, ", ")
+	if len(ls) > 3 {
+		list += " and " + strconv.Itoa(len(ls)-3) + " more"
+	}
+	if len(ls) == 1 {
+		return "Heartbeats arrive from a license nobody created: " + list + "."
+	}
+	return "Heartbeats arrive from " + strconv.Itoa(len(ls)) + " licenses nobody created: " + list + "."
+}
