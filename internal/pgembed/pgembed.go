@@ -115,6 +115,7 @@ func (c *Cluster) Resume(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	asPostgresUser(cmd)
 	dieWithParent(cmd)
+	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("pgembed: start postgres: %w", err)
 	}

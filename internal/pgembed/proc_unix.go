@@ -62,3 +62,13 @@ func dieWithParent(cmd *exec.Cmd) {
 	}
 	setPdeathsig(cmd.SysProcAttr, syscall.SIGQUIT)
 }
+
+// ownProcessGroup keeps postgres out of its parent's process group: a
+// terminal's Ctrl-C reaches the parent (e.g. `corrosion-panel dev`), which
+// stops postgres itself after whatever still writes to it.
+func ownProcessGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}

@@ -10,6 +10,7 @@ var (
 	sigZero = os.Signal(nil)
 )
 
-func prepareDir(string) error  { return nil }
-func asPostgresUser(*exec.Cmd) {}
-func dieWithParent(*exec.Cmd)  {}
+func prepareDir(string) error   { return nil }
+func asPostgresUser(*exec.Cmd)  {}
+func dieWithParent(*exec.Cmd)   {}
+func ownProcessGroup(*exec.Cmd) {}

@@ -226,6 +226,14 @@ func heartbeatsWrittenOnce(t *testing.T, ns *natstest.Server, hc *http.Client, a
 	if code, body := get(t, hc, a.url+"/"); code != http.StatusOK || !strings.Contains(body, "replica-test-host") {
 		t.Errorf("fleet page on the first replica: %d, host missing", code)
 	}
+	// Every feature's series reach /metrics (they were once left unregistered).
+	_, metrics := get(t, hc, a.url+"/metrics")
+	for _, series := range []string{"corrosion_panel_console_streams", "corrosion_panel_logins_total",
+		"corrosion_panel_http_request_seconds", "corrosion_panel_ingest_lag_seconds"} {
+		if !strings.Contains(metrics, series) {
+			t.Errorf("/metrics lacks %s", series)
+		}
+	}
 	time.Sleep(300 * time.Millisecond) // a duplicate delivery would show up after a flush (250 ms)
 	if got := ingested(t, hc, a) + ingested(t, hc, b) - before; got != n {
 		t.Errorf("replicas ingested %d heartbeats, want each of %d once", got, n)
@@ -272,5 +280,13 @@ func TestLoadConfigFlagsWinOverEnvironment(t *testing.T) {
 		return env[k]
 	}, io.Discard); err == nil || !strings.Contains(err.Error(), "CORROSION_PANEL_SECURE_COOKIES") {
 		t.Errorf("bad boolean in the environment: %v", err)
+	}
+	c, err = app.LoadConfig("serve", []string{"--trusted-proxies", "10.0.0.0/8,192.0.2.7"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || len(c.TrustedProxies) != 2 {
+		t.Errorf("trusted proxies: %v %v", c.TrustedProxies, err)
+	}
+	if _, err := app.LoadConfig("serve", []string{"--trusted-proxies", "balancer.local"}, func(k string) string { return env[k] }, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "--trusted-proxies") || !strings.Contains(err.Error(), "balancer.local") {
+		t.Errorf("a host name as trusted proxy: %v", err)
 	}
 }

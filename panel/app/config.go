@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -47,6 +48,10 @@ type Config struct {
 	// TrustedOrigins are extra origins (scheme://host[:port]) allowed to
 	// send state-changing requests, e.g. a load balancer's public name.
 	TrustedOrigins []string // --trusted-origins [CORROSION_PANEL_TRUSTED_ORIGINS]
+	// TrustedProxies are the load balancers (addresses or CIDR prefixes)
+	// whose X-Forwarded-For names the client, for the audit log and the
+	// failed-login limit.
+	TrustedProxies []string // --trusted-proxies [CORROSION_PANEL_TRUSTED_PROXIES]
 	// SecureCookies marks session cookies Secure: set it when the panel is
 	// reached over HTTPS (behind a TLS-terminating proxy).
 	SecureCookies bool // --secure-cookies [CORROSION_PANEL_SECURE_COOKIES]
@@ -81,6 +86,7 @@ func (c *Config) options() []option {
 		{"nats-nkey-seed-file", "NATS_NKEY_SEED_FILE", "NATS nkey seed file", flagval.String(&c.NATSNKeySeedFile), str(&c.NATSNKeySeedFile)},
 		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
 		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
+		{"trusted-proxies", "CORROSION_PANEL_TRUSTED_PROXIES", "comma-separated addresses or CIDR prefixes of load balancers whose X-Forwarded-For names the client", flagval.List(&c.TrustedProxies), func() string { return strings.Join(c.TrustedProxies, ",") }},
 		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
 		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", "bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", flagval.String(&c.MetricsToken), func() string { return secretShown(c.MetricsToken) }},
 		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
@@ -159,6 +165,14 @@ func (c Config) Validate() error {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 			return bad("--trusted-origins (CORROSION_PANEL_TRUSTED_ORIGINS)", "%q is not an origin like https://panel.example.com", o)
+		}
+	}
+	for _, p := range c.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err == nil {
+			continue
+		}
+		if _, err := netip.ParseAddr(p); err != nil {
+			return bad("--trusted-proxies (CORROSION_PANEL_TRUSTED_PROXIES)", "%q is not an address or CIDR prefix like 10.0.0.0/8", p)
 		}
 	}
 	if name := flagval.LevelName(c.LogLevel); strings.Trim(name, "-0123456789") == "" {

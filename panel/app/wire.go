@@ -92,7 +92,7 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 	sessions := auth.New(p.store, auth.Options{BehindTLS: cfg.SecureCookies, Logger: p.log})
 	feats.goRun(p.log, "session pruning", func(ctx context.Context) error { return sessions.Run(ctx, sessionPruneEvery) })
 	features := []httpx.Feature{
-		login.New(login.Deps{Sessions: sessions, Audit: p.store, Gatherer: p.reg,
+		login.New(login.Deps{Sessions: sessions, Audit: p.store, Gatherer: p.reg, Registry: p.reg,
 			Metrics: login.MetricsAccess{Token: cfg.MetricsToken},
 			Health:  func(ctx context.Context) error { return p.store.Pool().Ping(ctx) }, Logger: p.log}),
 	}
@@ -101,7 +101,7 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 		return b, err
 	}
 	features = append(features, more...)
-	srv, err := server.New(server.Config{Listen: cfg.Listen, TrustedOrigins: cfg.TrustedOrigins}, server.Deps{
+	srv, err := server.New(server.Config{Listen: cfg.Listen, TrustedOrigins: cfg.TrustedOrigins, TrustedProxies: cfg.TrustedProxies}, server.Deps{
 		Auth:     sessions,
 		Audit:    p.store,
 		Features: features,
@@ -139,9 +139,13 @@ func buildFeatures(g *group, p parts, sessions *auth.Sessions) ([]httpx.Feature,
 	head := func(ctx context.Context, pr *auth.Principal, license, instance string) (ui.InstanceHead, error) {
 		return fleetui.Head(ctx, p.store, license, instance, pr)
 	}
+	cons := console.New(console.Deps{NATS: p.nc, Head: head, Logger: p.log})
+	if err := cons.RegisterMetrics(p.reg); err != nil {
+		return nil, err
+	}
 	return []httpx.Feature{
 		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Logger: p.log}),
-		console.New(console.Deps{NATS: p.nc, Head: head, Logger: p.log}),
+		cons,
 		files.New(files.Deps{NATS: p.nc, Head: head, Logger: p.log}),
 		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),
 		admin.New(admin.Deps{Store: p.store, Hasher: sessions.Hasher(), Logger: p.log}),

@@ -66,7 +66,12 @@ func (in *Ingester) subscribe() ([]*nats.Subscription, error) {
 		_ = sub.SetPendingLimits(1<<20, 256<<20)
 		subs = append(subs, sub)
 	}
-	if err := in.nc.Flush(); err != nil && in.nc.IsConnected() {
+	// Flush only on a live connection: with NATS down a Flush waits out its
+	// whole timeout, and the subscriptions are sent on reconnect anyway.
+	if !in.nc.IsConnected() {
+		return subs, nil
+	}
+	if err := in.nc.FlushTimeout(2 * time.Second); err != nil && in.nc.IsConnected() {
 		return nil, fmt.Errorf("ingest: subscribe: %w", err)
 	}
 	return subs, nil

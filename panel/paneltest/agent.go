@@ -202,8 +202,7 @@ func (a *Agent) cleanup() {
 			Process *struct{ PID int } `json:"process"`
 		}
 		if b, err := os.ReadFile(m); err == nil && json.Unmarshal(b, &st) == nil && st.Process != nil && st.Process.PID > 0 {
-			_ = syscall.Kill(-st.Process.PID, syscall.SIGKILL)
-			_ = syscall.Kill(st.Process.PID, syscall.SIGKILL)
+			killTree(st.Process.PID)
 		}
 	}
 }
