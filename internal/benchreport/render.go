@@ -71,16 +71,16 @@ var notes = map[string]string{
 		"tick includes the time the world waits for a core; the engine's own CPU cost per tick is " +
 		"worldsrv/engine's `Tick_2000Wander` (cpu-µs/op). Nearly all of it is `info`: each player's Nearby " +
 		"list (up to 255 players within 15 tiles, nearest first) recomputed and re-sent every tick because " +
-		"everyone walks. The baseline is the same world empty (its first 30 ticks).",
+		"everyone walks. The baseline is the same world empty (its first 20 ticks).",
 	"BenchmarkWorldPM": "20 bots alternating between worlds 10 and 11, each befriending the next (on the other world), " +
 		"20 stamped PMs/s for 10 s, measured from the sender's write to the recipient's read. A PM waits for " +
 		"the sending world's next tick (inputs) and the receiving world's next tick (process_ether_inbound): " +
 		"up to two 600 ms ticks by design, against a NATS round trip of tens of µs. `offline`: PMs sent " +
 		"before the friend showed online, answered \"That player is currently offline.\".",
-	"BenchmarkWorldLogins": "`corrosion`: 2,000 new accounts (autoregister: one argon2id hash each), 40 logins in " +
-		"flight; `corrosion-existing`: 400 of them again (one verification each, 3 friends each). Every " +
-		"login also waits three or four ticks for the sidecar (LoginCheck across the cluster, then the save), " +
-		"so 40 in flight cap the rate near 40 / 2.4 s whatever the hashing; and the sidecar's inbound queue, " +
+	"BenchmarkWorldLogins": "`corrosion`: 2,000 new accounts (autoregister: one argon2id hash each), 100 logins in " +
+		"flight; `corrosion-existing`: 200 of them again, 20 in flight (one verification each, 3 friends each). " +
+		"Every login also waits three or four ticks for the sidecar (LoginCheck across the cluster, then the " +
+		"save), so n in flight cap the rate near n / 2.4 s whatever the hashing; and the sidecar's inbound queue, " +
 		"drained 100 events per tick, backs up in a storm of accounts with friends: a login whose " +
 		"LoginCheck answer waits more than 5 ticks is answered 'could not complete' (`failed`). The " +
 		"baseline is argon2id alone at the world's parameters on both cores: the rate no login path can beat.",
