@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
 	"github.com/corrosion/corrosion/panel/store"
 )
@@ -43,16 +45,33 @@ func (j jsonFleet) Routes() []httpx.Route {
 // BenchmarkFleetPage: GET / of a 1,000-host fleet (each with four
 // instances and 30 history samples in Postgres), rendered server-side, vs.
 // the same read served as JSON, both over HTTP through the same server
-// (session, route, metrics).
+// (session, route, metrics). `corrosion` is a panel whose live model holds
+// the sparklines (Warm, or any fleet page opened before); `corrosion-cold`
+// a replica without one, reading them from the store as the baseline does.
 func BenchmarkFleetPage(b *testing.B) {
+	var hub *livestate.Hub // the first panel's; its replica runs without one (cold: every read from the store)
 	p := paneltest.Start(b, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Logger: d.Logger}), jsonFleet{st: d.Store}}
+		deps := fleetui.Deps{Store: d.Store, Agents: d.Agents, Logger: d.Logger}
+		if hub == nil {
+			h, err := fleetui.NewLive(livestate.Config{}, d.NC, d.Store, d.Logger, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d.Go(func(ctx context.Context) { _ = h.Run(ctx) })
+			hub, deps.Live = h, h
+		}
+		return []httpx.Feature{fleetui.New(deps), jsonFleet{st: d.Store}}
 	}})
+	cold := p.Replica(b)
 	seedFleet(b, p.Store)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	poll.Until(b, time.Minute, func() error { return fleetui.Warm(ctx, hub) }) // once the hub runs
 	pw := p.AddUser(b, "ada", auth.RoleAdmin)
-	c := p.Client(b, "ada", pw)
+	c, cc := p.Client(b, "ada", pw), cold.Client(b, "ada", pw)
 	b.Run("baseline", func(b *testing.B) { fetchTimes(b, c.HTTP(), p.URL+"/bench/fleet.json") })
 	b.Run("corrosion", func(b *testing.B) { fetchTimes(b, c.HTTP(), p.URL+"/") })
+	b.Run("corrosion-cold", func(b *testing.B) { fetchTimes(b, cc.HTTP(), cold.URL+"/") })
 }
 
 func fetchTimes(b *testing.B, hc *http.Client, url string) {

@@ -15,6 +15,7 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/paneltest"
 	"github.com/corrosion/corrosion/panel/store"
 )
@@ -341,4 +342,72 @@ func TestReplicas_PowerOnOneStateLiveOnTheOther(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The fleet page draws the same sparklines from the live model (warm) as
+// from the store (cold), and from the store for a host the model lacks.
+func TestFleet_SparklinesFromTheLiveModelMatchTheStore(t *testing.T) {
+	p := startPanel(t)
+	ctx := context.Background()
+	for i := range 3 {
+		p.AddLicense(t, fmt.Sprintf("host-%04d", i))
+	}
+	writeHistory(t, p.Store, 3, 5)
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	c := p.Client(t, "ada", pw)
+	_, cold := c.Get("/")
+	poll.Until(t, 10*time.Second, func() error { return fleetui.Warm(ctx, hubOf(t)) })
+	p.AddLicense(t, "host-0003") // after the warm-up: the model does not hold it
+	writeHistory(t, p.Store, 4, 5)
+	_, warm := c.Get("/")
+	for i := range 4 {
+		l := fmt.Sprintf("host-%04d", i)
+		var want string
+		if i < 3 {
+			want = sparkOf(t, cold, l)
+		} else {
+			want = sparkOf(t, cold, "host-0000") // the same history as the others, from the store
+		}
+		if got := sparkOf(t, warm, l); got == "" || got != want {
+			t.Errorf("%s: warm sparkline %q, want %q", l, got, want)
+		}
+	}
+}
+
+// sparkOf is the points of a host row's sparkline in a fleet page.
+func sparkOf(t *testing.T, page, license string) string {
+	t.Helper()
+	i := strings.Index(page, `id="host-`+license+`"`)
+	if i < 0 {
+		t.Fatalf("no row for %s", license)
+	}
+	row := page[i:]
+	row = row[:strings.Index(row, "</tr>")]
+	j := strings.Index(row, `points="`)
+	if j < 0 {
+		return ""
+	}
+	row = row[j+len(`points="`):]
+	return row[:strings.IndexByte(row, '"')]
+}
+
+// writeHistory writes rounds heartbeats, 10 s apart, of the first n bench
+// hosts (the same values for every host), as ingest would.
+func writeHistory(t *testing.T, st *store.Store, n, rounds int) {
+	t.Helper()
+	start := time.Now().Add(-time.Duration(rounds) * 10 * time.Second)
+	for round := range rounds {
+		at := start.Add(time.Duration(round) * 10 * time.Second)
+		batch := store.Batch{Messages: map[string]int64{}}
+		for i := range n {
+			l := fmt.Sprintf("host-%04d", i)
+			hb := benchHeartbeat(l, 0, round, at)
+			raw, _ := json.Marshal(hb)
+			batch.Heartbeats = append(batch.Heartbeats, store.HeartbeatRow{License: l, Received: at, Heartbeat: hb, JSON: raw})
+			batch.Messages[l]++
+		}
+		if _, err := st.ApplyBatch(context.Background(), batch); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

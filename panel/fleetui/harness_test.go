@@ -22,6 +22,20 @@ import (
 	"github.com/corrosion/corrosion/panel/paneltest"
 )
 
+// hubs holds each test panel's current live state hub (a restart builds a
+// new one).
+var hubs struct {
+	sync.Mutex
+	of map[*testing.T]*livestate.Hub
+}
+
+// hubOf returns the test's panel's live state hub.
+func hubOf(t *testing.T) *livestate.Hub {
+	hubs.Lock()
+	defer hubs.Unlock()
+	return hubs.of[t]
+}
+
 // startPanel runs a test panel with ingest, the live state hub and the
 // fleet feature, as corrosion-panel serve wires them.
 func startPanel(t *testing.T) *paneltest.Panel {
@@ -37,6 +51,14 @@ func startPanel(t *testing.T) *paneltest.Panel {
 			t.Fatal(err)
 		}
 		d.Go(func(ctx context.Context) { _ = hub.Run(ctx) })
+		hubs.Lock()
+		if hubs.of == nil {
+			hubs.of = map[*testing.T]*livestate.Hub{}
+		}
+		if hubs.of[t] == nil { // a replica keeps the first panel's
+			hubs.of[t] = hub
+		}
+		hubs.Unlock()
 		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Logger: d.Logger})}
 	}})
 }

@@ -112,7 +112,6 @@ func (m *model) seedFleet(ctx context.Context, now time.Time) {
 	if now.Sub(m.fleetSeeded) < reseedEvery {
 		return
 	}
-	m.fleetSeeded = now
 	ctx, cancel := context.WithTimeout(ctx, seedTimeout)
 	defer cancel()
 	hosts, err := m.st.Hosts(ctx, store.HostFilter{Spark: SparkSamples, Now: now})
@@ -120,6 +119,7 @@ func (m *model) seedFleet(ctx context.Context, now time.Time) {
 		m.log.Warn("cannot seed the fleet's live state", "err", err)
 		return
 	}
+	m.fleetSeeded = now
 	for _, h := range hosts {
 		if lh := m.hosts[h.License]; lh != nil {
 			lh.host.Interval, lh.host.Label = h.Interval, h.Label

@@ -82,6 +82,10 @@ func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.H
 		fp.Visible = len(all)
 		filter.Search, filter.State = fp.Query, store.Liveness(fp.Liveness)
 	}
+	live := f.liveSparksReady(ctx)
+	if live {
+		filter.Spark = 0 // the live model holds them
+	}
 	hosts, err := f.d.Store.Hosts(ctx, filter)
 	if err != nil {
 		return fp, fmt.Errorf("fleet: %w", err)
@@ -89,13 +93,17 @@ func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.H
 	if filter.Search == "" && filter.State == store.AnyLiveness {
 		fp.Visible = len(hosts)
 	}
-	now := filter.Now
+	if live {
+		if err := f.liveSparks(ctx, hosts, filter.Now); err != nil {
+			return fp, err
+		}
+	}
 	fp.Hosts = make([]ui.HostRow, 0, len(hosts))
 	for _, h := range hosts {
 		if fp.State != "" && h.Counts[wire.State(fp.State)] == 0 {
 			continue
 		}
-		fp.Hosts = append(fp.Hosts, hostRow(h, sparkOf(h.Samples), now))
+		fp.Hosts = append(fp.Hosts, hostRow(h, sparkOf(h.Samples), filter.Now))
 	}
 	return fp, nil
 }

@@ -223,3 +223,22 @@ func TestEncodeEvent_MultilineData(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+func TestHub_DoRunsOnTheHubsGoroutine(t *testing.T) {
+	h, err := New(Config{}, natstest.Start(t).Connect(t), echoModel{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Do(context.Background(), func(Model) {}); err != ErrNotRunning {
+		t.Fatalf("Do before Run: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	poll.True(t, 5*time.Second, "hub running", h.running.Load)
+	var got Model
+	if err := h.Do(context.Background(), func(m Model) { got = m }); err != nil || got == nil {
+		t.Fatalf("Do: %v, model %v", err, got)
+	}
+}

@@ -134,6 +134,7 @@ type Hub struct {
 	metrics *metrics       // immutable after New
 	queue   chan *nats.Msg // NATS → Run; bounded, see the drop policy
 	joins   chan join      // streams waiting for their snapshot; unbuffered
+	calls   chan call      // Do's functions; unbuffered
 	lost    atomic.Bool    // a queued message was dropped: every stream refetches
 	running atomic.Bool    // Run is serving joins
 
@@ -154,6 +155,7 @@ func New(cfg Config, nc *nats.Conn, model Model, logger *slog.Logger, m *Metrics
 	return &Hub{
 		cfg: cfg, nc: nc, model: model, log: logger.With("component", "livestate"),
 		metrics: m.orNop(), queue: make(chan *nats.Msg, cfg.Queue), joins: make(chan join),
+		calls: make(chan call),
 		streams: map[*stream]struct{}{},
 	}, nil
 }
@@ -188,12 +190,40 @@ func (h *Hub) Run(ctx context.Context) error {
 			return nil
 		case j := <-h.joins:
 			h.handleJoin(ctx, j)
+		case c := <-h.calls:
+			c.fn(h.model)
+			close(c.done)
 		case m := <-h.queue:
 			h.handle(ctx, m)
 		case now := <-tick.C:
 			h.tick(ctx, now)
 		}
 	}
+}
+
+// ErrNotRunning is returned by Do when the hub's Run is not running.
+var ErrNotRunning = errors.New("livestate: the hub is not running")
+
+type call struct {
+	fn   func(Model)
+	done chan struct{}
+}
+
+// Do runs fn with the Model on the hub's goroutine, between two events
+// (the Model is not safe for use anywhere else), and waits for it. It
+// fails with ErrNotRunning when Run is not running, or with ctx's error.
+func (h *Hub) Do(ctx context.Context, fn func(Model)) error {
+	if !h.running.Load() {
+		return ErrNotRunning
+	}
+	c := call{fn: fn, done: make(chan struct{})}
+	select {
+	case h.calls <- c:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-c.done // received: the loop runs it now, and returns to the select after
+	return nil
 }
 
 // enqueue runs on the NATS client's goroutine: it never blocks.

@@ -1,6 +1,7 @@
 package panel
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -130,36 +131,27 @@ func SparkPoints(vals []float64, max float64, w, h int) string {
 	}
 	if max <= 0 {
 		for _, v := range vals {
-			if v > max {
-				max = v
-			}
+			max = math.Max(max, v)
 		}
 		if max <= 0 {
 			max = 1
 		}
 	}
-	var b strings.Builder
 	step := float64(w)
 	if len(vals) > 1 {
 		step = float64(w) / float64(len(vals)-1)
 	}
+	b := make([]byte, 0, len(vals)*10)
 	for i, v := range vals {
-		if v < 0 {
-			v = 0
-		}
-		if v > max {
-			v = max
-		}
-		x := float64(i) * step
-		y := float64(h) - v/max*float64(h-2) - 1
+		v = math.Min(math.Max(v, 0), max)
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		b.WriteString(strconv.FormatFloat(x, 'f', 1, 64))
-		b.WriteByte(',')
-		b.WriteString(strconv.FormatFloat(y, 'f', 1, 64))
+		b = strconv.AppendFloat(b, float64(i)*step, 'f', 1, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(h)-v/max*float64(h-2)-1, 'f', 1, 64)
 	}
-	return b.String()
+	return string(b)
 }
 
 func urlEscape(s string) string {

@@ -1,0 +1,101 @@
+package fleetui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/corrosion/corrosion/panel/livestate"
+	"github.com/corrosion/corrosion/panel/store"
+)
+
+// The fleet page's sparklines are the store's most expensive read (the
+// recent samples of every host). The live model holds the same points for
+// every host once a fleet page has opened its stream (seedFleet read them
+// from the store, heartbeats have added to them since), so the page takes
+// them from there when it can, and from the store for the hosts the model
+// does not hold.
+
+// Warm seeds the live model with the whole fleet now, as the first fleet
+// page's stream would: run it once beside the hub (after Run has started)
+// so that even the first fleet page reads its sparklines from memory.
+func Warm(ctx context.Context, hub *livestate.Hub) error {
+	return hub.Do(ctx, func(lm livestate.Model) {
+		if m, ok := lm.(*model); ok {
+			m.seedFleet(ctx, time.Now())
+		}
+	})
+}
+
+// liveSparksReady reports whether the live model holds the fleet's
+// sparklines.
+func (f *Feature) liveSparksReady(ctx context.Context) bool {
+	if f.d.Live == nil {
+		return false
+	}
+	var ready bool
+	err := f.d.Live.Do(ctx, func(lm livestate.Model) {
+		if m, ok := lm.(*model); ok {
+			ready = !m.fleetSeeded.IsZero()
+		}
+	})
+	return err == nil && ready
+}
+
+// liveSparks fills each host's Samples with its sparkline points: from
+// the live model, else (a license it does not hold) from the store.
+func (f *Feature) liveSparks(ctx context.Context, hosts []store.Host, now time.Time) error {
+	ids := make([]string, len(hosts))
+	for i, h := range hosts {
+		ids[i] = h.License
+	}
+	var sparks map[string][]float64
+	err := f.d.Live.Do(ctx, func(lm livestate.Model) {
+		if m, ok := lm.(*model); ok {
+			sparks = m.sparks(ids)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("fleet: sparklines: %w", err)
+	}
+	var missing []string
+	for i := range hosts {
+		pts, ok := sparks[hosts[i].License]
+		if !ok {
+			missing = append(missing, hosts[i].License)
+			continue
+		}
+		hosts[i].Samples = make([]store.Sample, len(pts))
+		for k := range pts {
+			hosts[i].Samples[k].CPUPercent = &pts[k]
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	rest, err := f.d.Store.Hosts(ctx, store.HostFilter{Licenses: missing, Spark: SparkSamples, Now: now})
+	if err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	byID := make(map[string][]store.Sample, len(rest))
+	for _, h := range rest {
+		byID[h.License] = h.Samples
+	}
+	for i := range hosts {
+		if s, ok := byID[hosts[i].License]; ok {
+			hosts[i].Samples = s
+		}
+	}
+	return nil
+}
+
+// sparks copies the sparkline points of the licenses the model holds.
+func (m *model) sparks(licenses []string) map[string][]float64 {
+	out := make(map[string][]float64, len(licenses))
+	for _, l := range licenses {
+		if lh := m.hosts[l]; lh != nil {
+			out[l] = append([]float64(nil), lh.spark...)
+		}
+	}
+	return out
+}
