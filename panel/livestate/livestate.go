@@ -155,7 +155,7 @@ func New(cfg Config, nc *nats.Conn, model Model, logger *slog.Logger, m *Metrics
 	return &Hub{
 		cfg: cfg, nc: nc, model: model, log: logger.With("component", "livestate"),
 		metrics: m.orNop(), queue: make(chan *nats.Msg, cfg.Queue), joins: make(chan join),
-		calls: make(chan call),
+		calls:   make(chan call),
 		streams: map[*stream]struct{}{},
 	}, nil
 }
