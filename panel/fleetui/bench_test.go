@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
-	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -66,7 +65,9 @@ func BenchmarkFleetPage(b *testing.B) {
 	seedFleet(b, p.Store)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	poll.Until(b, time.Minute, func() error { return fleetui.Warm(ctx, hub) }) // once the hub runs
+	if err := fleetui.Warm(ctx, hub); err != nil {
+		b.Fatal(err)
+	}
 	pw := p.AddUser(b, "ada", auth.RoleAdmin)
 	c, cc := p.Client(b, "ada", pw), cold.Client(b, "ada", pw)
 	b.Run("baseline", func(b *testing.B) { fetchTimes(b, c.HTTP(), p.URL+"/bench/fleet.json") })

@@ -2,6 +2,7 @@ package fleetui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,14 +18,27 @@ import (
 // does not hold.
 
 // Warm seeds the live model with the whole fleet now, as the first fleet
-// page's stream would: run it once beside the hub (after Run has started)
-// so that even the first fleet page reads its sparklines from memory.
+// page's stream would, so that even the first fleet page reads its
+// sparklines from memory. It waits (until ctx ends) for the hub's Run to
+// start: call it beside Run, e.g. `go fleetui.Warm(ctx, hub)`.
 func Warm(ctx context.Context, hub *livestate.Hub) error {
-	return hub.Do(ctx, func(lm livestate.Model) {
-		if m, ok := lm.(*model); ok {
-			m.seedFleet(ctx, time.Now())
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := hub.Do(ctx, func(lm livestate.Model) {
+			if m, ok := lm.(*model); ok {
+				m.seedFleet(ctx, time.Now())
+			}
+		})
+		if !errors.Is(err, livestate.ErrNotRunning) {
+			return err
 		}
-	})
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 // liveSparksReady reports whether the live model holds the fleet's
