@@ -46,9 +46,10 @@ var notes = map[string]string{
 		"instance's CPU and memory (about 0.1 ms per running instance, once a minute by default).",
 	"BenchmarkFleetPage": "GET / of 1,000 hosts (four instances and 30 history samples each, written by the " +
 		"store's batched writes), logged in as an admin, over HTTP through the real server; the baseline is the " +
-		"same Hosts read (counts by state and the sparkline samples) encoded with encoding/json behind the same " +
-		"server. Both are dominated by the store read: the 30,000 sparkline samples (one index scan per host, " +
-		"then a sort by license text).",
+		"same Hosts read (counts by state and the 30,000 sparkline samples) encoded with encoding/json behind the " +
+		"same server. `corrosion` is a panel whose live state model holds the sparklines (warmed at start, as " +
+		"`serve` does, or by the first fleet page); `corrosion-cold` a replica without one, reading them from the " +
+		"store like the baseline: that read is most of its time.",
 	"BenchmarkConsoleFanout": "one instance's console published on NATS at 10,000 lines/s in agent-like batches (one " +
 		"message per 10 ms) for 5 s, followed by 20 SSE streams of the real panel (panel/console's hub: one NATS " +
 		"subscription, a bounded buffer per stream, 75 ms batches). `min-stream-lines/s` is the slowest stream's " +
