@@ -18,6 +18,7 @@ import (
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/paneltest"
 	"github.com/corrosion/corrosion/panel/store"
+	ui "github.com/corrosion/corrosion/web/panel"
 )
 
 func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
@@ -344,8 +345,9 @@ func TestReplicas_PowerOnOneStateLiveOnTheOther(t *testing.T) {
 	})
 }
 
-// The fleet page draws the same sparklines from the live model (warm) as
-// from the store (cold), and from the store for a host the model lacks.
+// The fleet page draws the same sparklines from the live model (seeded
+// when the hub starts) as the store has, and takes them from the store for
+// a host the model lacks.
 func TestFleet_SparklinesFromTheLiveModelMatchTheStore(t *testing.T) {
 	p := startPanel(t)
 	ctx := context.Background()
@@ -353,25 +355,26 @@ func TestFleet_SparklinesFromTheLiveModelMatchTheStore(t *testing.T) {
 		p.AddLicense(t, fmt.Sprintf("host-%04d", i))
 	}
 	writeHistory(t, p.Store, 3, 5)
-	pw := p.AddUser(t, "ada", auth.RoleAdmin)
-	c := p.Client(t, "ada", pw)
-	_, cold := c.Get("/")
+	p.Restart(t) // the new hub's start seeds the model with this history
 	if err := fleetui.Warm(ctx, hubOf(t)); err != nil {
 		t.Fatal(err)
 	}
-	p.AddLicense(t, "host-0003") // after the warm-up: the model does not hold it
+	p.AddLicense(t, "host-0003") // after the seeding: the model does not hold it
 	writeHistory(t, p.Store, 4, 5)
-	_, warm := c.Get("/")
-	for i := range 4 {
-		l := fmt.Sprintf("host-%04d", i)
-		var want string
-		if i < 3 {
-			want = sparkOf(t, cold, l)
-		} else {
-			want = sparkOf(t, cold, "host-0000") // the same history as the others, from the store
+	hosts, err := p.Store.Hosts(ctx, store.HostFilter{Spark: fleetui.SparkSamples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	_, page := p.Client(t, "ada", pw).Get("/")
+	for _, h := range hosts {
+		var cpu []float64
+		for _, s := range h.Samples {
+			cpu = append(cpu, *s.CPUPercent)
 		}
-		if got := sparkOf(t, warm, l); got == "" || got != want {
-			t.Errorf("%s: warm sparkline %q, want %q", l, got, want)
+		want := ui.SparkPoints(cpu, 100, 80, 20)
+		if got := sparkOf(t, page, h.License); len(cpu) < 2 || got != want {
+			t.Errorf("%s: page sparkline %q, the store's %q", h.License, got, want)
 		}
 	}
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/corrosion/corrosion/panel/paneltest"
 )
 
-// hubs holds each test panel's current live state hub (a restart builds a
-// new one).
+// hubs holds the live state hub of each test's latest panel life (a
+// restart or a replica builds a new one).
 var hubs struct {
 	sync.Mutex
 	of map[*testing.T]*livestate.Hub
@@ -55,9 +55,7 @@ func startPanel(t *testing.T) *paneltest.Panel {
 		if hubs.of == nil {
 			hubs.of = map[*testing.T]*livestate.Hub{}
 		}
-		if hubs.of[t] == nil { // a replica keeps the first panel's
-			hubs.of[t] = hub
-		}
+		hubs.of[t] = hub // the latest life's (a replica's too)
 		hubs.Unlock()
 		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Logger: d.Logger})}
 	}})

@@ -17,10 +17,10 @@ import (
 // them from there when it can, and from the store for the hosts the model
 // does not hold.
 
-// Warm seeds the live model with the whole fleet now, as the first fleet
-// page's stream would, so that even the first fleet page reads its
-// sparklines from memory. It waits (until ctx ends) for the hub's Run to
-// start: call it beside Run, e.g. `go fleetui.Warm(ctx, hub)`.
+// Warm seeds the live model with the whole fleet now, as the hub's start
+// and the first fleet page's stream do (at most every 2 minutes), and
+// returns when it is done. It waits (until ctx ends) for the hub's Run to
+// start. Tests and benchmarks use it to know the model is warm.
 func Warm(ctx context.Context, hub *livestate.Hub) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -40,6 +40,10 @@ func Warm(ctx context.Context, hub *livestate.Hub) error {
 		}
 	}
 }
+
+// Start seeds the model with the whole fleet when the hub starts, so the
+// first fleet page already reads its sparklines from memory.
+func (m *model) Start(ctx context.Context) { m.seedFleet(ctx, time.Now()) }
 
 // liveSparksReady reports whether the live model holds the fleet's
 // sparklines.

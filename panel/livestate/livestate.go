@@ -91,6 +91,13 @@ type Model interface {
 	Tick(ctx context.Context, now time.Time, want View) []Fragment
 }
 
+// Starter is implemented by a Model that prepares itself when the hub's
+// Run starts (on the hub's goroutine, after the subscriptions, before the
+// first event), e.g. by reading the store.
+type Starter interface {
+	Start(ctx context.Context)
+}
+
 // Config tunes the hub; zero fields take the defaults.
 type Config struct {
 	Queue     int           // NATS messages waiting for the Model; default 4096
@@ -179,6 +186,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 	if err := h.nc.Flush(); err != nil {
 		return fmt.Errorf("livestate: flush subscriptions: %w", err)
+	}
+	if st, ok := h.model.(Starter); ok {
+		st.Start(ctx)
 	}
 	tick := time.NewTicker(h.cfg.Tick)
 	defer tick.Stop()
