@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -57,13 +58,13 @@ func (f *Feature) power(w http.ResponseWriter, r *http.Request, p *auth.Principa
 // plainer words for the power codes.
 func powerError(err error) error {
 	var ae *agentc.AgentError
-	if asAgentError(err, &ae) {
+	if errors.As(err, &ae) {
 		switch ae.Code {
-		case "busy":
+		case wire.CodeBusy:
 			return httpx.Wrap(http.StatusConflict, "another power action is running", err)
-		case "already_running":
+		case wire.CodeAlreadyRunning:
 			return httpx.Wrap(http.StatusConflict, "the instance is already running", err)
-		case "shutting_down":
+		case wire.CodeShuttingDown:
 			return httpx.Wrap(http.StatusServiceUnavailable, "the agent is shutting down", err)
 		}
 	}
@@ -86,5 +87,3 @@ func backTo(r *http.Request, fallback string) string {
 	}
 	return ref.Path
 }
-
-func asAgentError(err error, target **agentc.AgentError) bool { return errors.As(err, target) }
