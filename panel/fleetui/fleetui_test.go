@@ -145,9 +145,21 @@ func TestPower_RefusalsInWords(t *testing.T) {
 	op, viewer := p.Client(t, "olga", opw), p.Client(t, "vera", vpw)
 	pidFile := filepath.Join(t.TempDir(), "game1.pid")
 	paneltest.StartAgent(t, p.NATSURL, "lic-a",
-		paneltest.AgentInstance{ID: "game1", Autostart: true, Args: []string{"-pid-file", pidFile}})
+		paneltest.AgentInstance{ID: "game1", Autostart: true, Args: []string{"-pid-file", pidFile}},
+		// slow to stop: ignores its stop line and SIGTERM (killed after 2 s)
+		paneltest.AgentInstance{ID: "slow", Autostart: true, Args: []string{"-stop-line", "", "-ignore-sigterm"}})
 	pid := gamePID(t, pidFile)
+	poll.True(t, 20*time.Second, "slow running", func() bool {
+		in, err := p.Store.Instance(context.Background(), "lic-a", "slow")
+		return err == nil && in.State == wire.StateRunning
+	})
 
+	if body := powerOn(t, op, "slow", "stop", http.StatusAccepted); body != "" {
+		t.Errorf("accepted stop answered %q", body)
+	}
+	if body := powerOn(t, op, "slow", "start", http.StatusConflict); !strings.Contains(body, "another power action is running") {
+		t.Errorf("start during a stop: %q", body)
+	}
 	if body := powerAs(t, viewer, "lic-a", "stop", http.StatusForbidden); !strings.Contains(body, "you are a viewer") {
 		t.Errorf("viewer's refusal: %q", body)
 	}
@@ -179,7 +191,17 @@ func power(t *testing.T, c *paneltest.Client, action string, want int) {
 
 func powerAs(t *testing.T, c *paneltest.Client, license, action string, want int) string {
 	t.Helper()
-	req := c.NewPost("/hosts/"+license+"/instances/game1/power", url.Values{"action": {action}})
+	return powerReq(t, c, license, "game1", action, want)
+}
+
+func powerOn(t *testing.T, c *paneltest.Client, instance, action string, want int) string {
+	t.Helper()
+	return powerReq(t, c, "lic-a", instance, action, want)
+}
+
+func powerReq(t *testing.T, c *paneltest.Client, license, instance, action string, want int) string {
+	t.Helper()
+	req := c.NewPost("/hosts/"+license+"/instances/"+instance+"/power", url.Values{"action": {action}})
 	req.Header.Set("HX-Request", "true")
 	resp := c.Do(req)
 	defer resp.Body.Close()
