@@ -48,10 +48,11 @@ func (j jsonFleet) Routes() []httpx.Route {
 // the sparklines (Warm, or any fleet page opened before); `corrosion-cold`
 // a replica without one, reading them from the store as the baseline does.
 func BenchmarkFleetPage(b *testing.B) {
-	var hub *livestate.Hub // the first panel's; its replica runs without one (cold: every read from the store)
+	var hub *livestate.Hub // the live panel's current hub
+	withLive := true       // false while the cold replica starts
 	p := paneltest.Start(b, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
 		deps := fleetui.Deps{Store: d.Store, Agents: d.Agents, Logger: d.Logger}
-		if hub == nil {
+		if withLive {
 			h, err := fleetui.NewLive(livestate.Config{}, d.NC, d.Store, d.Logger, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -61,8 +62,11 @@ func BenchmarkFleetPage(b *testing.B) {
 		}
 		return []httpx.Feature{fleetui.New(deps), jsonFleet{st: d.Store}}
 	}})
+	withLive = false
 	cold := p.Replica(b)
+	withLive = true
 	seedFleet(b, p.Store)
+	p.Restart(b) // as a panel started on this fleet: its hub's start seeds the model
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := fleetui.Warm(ctx, hub); err != nil {
