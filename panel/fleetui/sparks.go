@@ -91,6 +91,13 @@ func (f *Feature) liveSparks(ctx context.Context, hosts []store.Host, now time.T
 	if len(missing) == 0 {
 		return nil
 	}
+	if len(missing)*10 > len(hosts) { // the fleet grew since the model read it: the next fleet stream re-reads it
+		_ = f.d.Live.Do(ctx, func(lm livestate.Model) {
+			if m, ok := lm.(*model); ok {
+				m.fleetSeeded = time.Time{}
+			}
+		})
+	}
 	rest, err := f.d.Store.Hosts(ctx, store.HostFilter{Licenses: missing, Spark: SparkSamples, Now: now})
 	if err != nil {
 		return fmt.Errorf("fleet: %w", err)
