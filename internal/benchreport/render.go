@@ -84,9 +84,10 @@ var notes = map[string]string{
 		"save), so n in flight cap the rate near n / 2.4 s whatever the hashing; and the sidecar's inbound queue, " +
 		"drained 100 events per tick, backs up in a storm of accounts with friends: a login whose " +
 		"LoginCheck answer waits more than 5 ticks is answered 'could not complete' (`failed`). The " +
-		"baseline is argon2id alone at the world's parameters on both cores: the rate no login path can beat.",
-	"BenchmarkWorldRSS": "VmRSS of the worldsrv process (its sidecar not included) at the end of " +
-		"`WorldTick`'s window with 2,000 players online; the baseline is the same world idle.",
+		"baseline is argon2id alone at the world's parameters on both cores (median of 3 runs): the rate no " +
+		"login path can beat.",
+	"BenchmarkWorldRSS": "VmRSS of the worldsrv process (its sidecar not included), the median of 5 reads " +
+		"through `WorldTick`'s window with 2,000 players online; the baseline is the same world idle.",
 }
 
 // ratioUnits are compared corrosion/baseline when both sides report them.
