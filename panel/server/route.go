@@ -138,8 +138,13 @@ func AuditTarget(r *http.Request) string {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *auth.Principal, err error) {
 	status := httpx.StatusOf(err)
 	msg := errMessage(err)
-	if status >= 500 {
+	switch {
+	case status == http.StatusInternalServerError:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	case status > 500:
+		// A dependency's state (an agent not connected, a timeout), told to
+		// the operator in words: not the panel's own failure.
+		s.log.Info("request not served", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
 	if isHTMX(r) || r.Header.Get("Accept") == "text/event-stream" || r.Method != http.MethodGet {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

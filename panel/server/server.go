@@ -109,7 +109,7 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.handler = securityHeaders(ps.realIP(cop.Handler(mux)))
+	s.handler = compress(securityHeaders(ps.realIP(cop.Handler(mux))))
 	return s, nil
 }
 
