@@ -25,8 +25,13 @@
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles, from a grid of 16-tile cells) when it changed
-//	outputs               hands each client this tick's frames as one chunk
+//	outputs               queues each client's frames of this tick as one
+//	                      chunk, waking no writer
 //	cleanup               releases the connections the engine is done with
+//
+// After the phases (and their timing) the writers are woken all at once
+// (Client.Ready; the wake-up is timed as Stats.Release): inside the tick,
+// ~2,000 woken writers took the other core and the tick was preempted.
 //
 // Queues and their drop policies:
 //   - accepts (network → tick, Config.AcceptQueue): Attach fails with ErrBusy

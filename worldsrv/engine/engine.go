@@ -66,6 +66,7 @@ type Engine struct {
 	admin    chan adminReq // admin console → tick (AdminQueue)
 	stopping chan struct{} // closed by the tick after an admin shutdown
 	born     time.Time     // immutable after New
+	wake     *wakeup       // immutable after New; released after each tick that queued chunks
 	running  atomic.Bool   // Run has been called
 
 	// Owned by the tick goroutine.
@@ -88,6 +89,7 @@ type Engine struct {
 		nearby proto.Nearby
 	}
 	lastNow       time.Time
+	handed        bool      // this tick queued a chunk: release the writers after it
 	down          countdown // an admin shutdown counting down
 	stopAfterTick bool      // the countdown ended: close stopping after this tick
 
@@ -112,6 +114,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		accounts: deps.Accounts, link: deps.Link, clock: deps.Clock,
 		filter: newWordFilter(cfg.WordFilter),
 		admin:  make(chan adminReq, AdminQueue), stopping: make(chan struct{}), born: time.Now(),
+		wake:    newWakeup(),
 		accepts: make(chan *Client, cfg.AcceptQueue), auths: make(chan authResult, cfg.MaxAuthInFlight),
 		addrs: map[string]int{}, byUser: map[uint64]*player{}, pending: map[uint64]*pendingLogin{},
 		saves: map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
@@ -162,6 +165,7 @@ func (e *Engine) Tick(now time.Time) {
 			"interval", e.cfg.TickInterval, "slowest_phase", phaseNames[slowest], "phase_took", rec.phases[slowest])
 	}
 	e.ring.add(rec, overrun)
+	e.releaseWriters()
 	e.counters.players.Store(int64(len(e.byUser)))
 	e.counters.pending.Store(int64(len(e.pending)))
 	e.counters.clients.Store(int64(len(e.clients)))
@@ -169,6 +173,21 @@ func (e *Engine) Tick(now time.Time) {
 		e.stopAfterTick = false
 		close(e.stopping)
 	}
+}
+
+// releaseWriters wakes the network writers once the tick's phases are
+// done (and timed): the outputs phase only queued the chunks. Waking them
+// is the network layer's start, not the tick's work, and doing it from
+// inside the tick let ~2,000 writers take the other core and preempt the
+// tick mid-phase. How long the wake-up takes is Stats.Release.
+func (e *Engine) releaseWriters() {
+	if !e.handed {
+		return
+	}
+	e.handed = false
+	start := e.clock()
+	e.wake.release()
+	e.ring.addRelease(e.clock().Sub(start))
 }
 
 // nextSlot is when the tick after the one started at last should start,

@@ -112,3 +112,40 @@ func TestClient_RecycledChunkIsReused(t *testing.T) {
 		t.Fatal("no chunk after the tick")
 	}
 }
+
+// The tick only queues chunks; the writers are woken once, after its
+// phases, through Ready — and not after a tick that queued nothing.
+func TestTick_ReleasesWritersAfterItsPhases(t *testing.T) {
+	w := offWorld(t, Config{})
+	c, _ := w.login("10.0.0.1", "writer", "pw")
+	w.tick()
+	c.read()
+	ready := c.c.Ready()
+	w.tick()
+	if len(c.c.Outbound()) != 0 {
+		t.Fatal("an idle player got frames")
+	}
+	select {
+	case <-ready:
+		t.Fatal("writers released after a tick that queued nothing")
+	default:
+	}
+	c.deliver(&proto.ChatSettings{})
+	w.tick()
+	if len(c.c.Outbound()) == 0 {
+		t.Fatal("no chunk queued for the answer")
+	}
+	select {
+	case <-ready:
+	default:
+		t.Fatal("writers not released after the tick that queued a chunk")
+	}
+	select {
+	case <-c.c.Ready():
+		t.Fatal("the next tick's wake-up is already released")
+	default:
+	}
+	if s := w.e.Stats(); s.Release.Max <= 0 {
+		t.Fatalf("release not timed: %+v", s.Release)
+	}
+}

@@ -117,4 +117,5 @@ func (e *Engine) logoutAll(now time.Time) {
 	}
 	e.phaseOutputs(now)
 	e.phaseCleanup(now)
+	e.releaseWriters()
 }

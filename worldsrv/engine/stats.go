@@ -29,9 +29,12 @@ type Stats struct {
 	Window   int    // ticks the timings cover (≤ 100)
 	Tick     Timing // the whole tick
 	Phases   []PhaseTiming
-	Players  int // online
-	Pending  int // logins waiting for ether
-	Clients  int // connections admitted and not yet released
+	// Release is waking the network writers after a tick (not part of
+	// Tick: the writers run then, in the time between ticks).
+	Release Timing
+	Players int // online
+	Pending int // logins waiting for ether
+	Clients int // connections admitted and not yet released
 	// Logins counts login answers by code (index = proto.LoginCode).
 	Logins          [16]uint64
 	SlowDisconnects uint64 // clients disconnected for a full send queue
@@ -65,11 +68,14 @@ type tickRecord struct {
 // statsRing keeps the last statsWindow ticks.
 type statsRing struct {
 	mu       sync.Mutex
-	recs     [statsWindow]tickRecord // guarded by mu
-	n        int                     // guarded by mu: records held
-	next     int                     // guarded by mu: slot of the next record
-	ticks    uint64                  // guarded by mu
-	overruns uint64                  // guarded by mu
+	recs     [statsWindow]tickRecord    // guarded by mu
+	releases [statsWindow]time.Duration // guarded by mu: writer wake-ups, a ring of their own
+	nrel     int                        // guarded by mu: wake-ups held
+	nextRel  int                        // guarded by mu: slot of the next wake-up
+	n        int                        // guarded by mu: records held
+	next     int                        // guarded by mu: slot of the next record
+	ticks    uint64                     // guarded by mu
+	overruns uint64                     // guarded by mu
 }
 
 func (r *statsRing) add(rec tickRecord, overrun bool) {
@@ -82,6 +88,14 @@ func (r *statsRing) add(rec tickRecord, overrun bool) {
 	if overrun {
 		r.overruns++
 	}
+}
+
+func (r *statsRing) addRelease(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.releases[r.nextRel] = d
+	r.nextRel = (r.nextRel + 1) % statsWindow
+	r.nrel = min(r.nrel+1, statsWindow)
 }
 
 // timing is the distribution of the values pick returns, nearest rank.
@@ -104,7 +118,12 @@ func (e *Engine) Stats() Stats {
 	r.mu.Lock()
 	recs := slices.Clone(r.recs[:r.n])
 	s := Stats{Ticks: r.ticks, Overruns: r.overruns, Window: r.n}
+	rel := make([]tickRecord, r.nrel)
+	for i, d := range r.releases[:r.nrel] {
+		rel[i].total = d
+	}
 	r.mu.Unlock()
+	s.Release = timing(rel, func(t *tickRecord) time.Duration { return t.total })
 	s.Tick = timing(recs, func(t *tickRecord) time.Duration { return t.total })
 	s.Phases = make([]PhaseTiming, numPhases)
 	for i := range numPhases {

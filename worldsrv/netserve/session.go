@@ -112,32 +112,41 @@ func (ss *session) bad(err error) {
 	_ = ss.Close()
 }
 
-// writeLoop writes the engine's chunks in order; once the engine is done
-// with the client it writes what is still queued and closes.
+// writeLoop writes the engine's chunks in order, woken after each tick
+// (Client.Ready: the tick only queues them); once the engine is done with
+// the client it writes what is still queued and closes.
 func (ss *session) writeLoop() {
 	defer ss.Close()
 	out, done := ss.client.Outbound(), ss.client.Done()
 	for {
+		ready := ss.client.Ready() // before looking at out: no wake-up is missed
+		if !ss.writeQueued(out) {
+			return
+		}
 		select {
-		case chunk := <-out:
-			if !ss.write(chunk) {
-				return
-			}
-			ss.client.Recycle(chunk)
+		case <-ready:
 		case <-done:
-			for {
-				select {
-				case chunk := <-out:
-					if !ss.write(chunk) {
-						return
-					}
-				default:
-					return
-				}
-			}
+			ss.writeQueued(out)
+			return
 		case <-ss.closed:
 			ss.client.Hangup()
 			return
+		}
+	}
+}
+
+// writeQueued writes the chunks out holds now, handing each back to the
+// engine; false when the connection failed.
+func (ss *session) writeQueued(out <-chan []byte) bool {
+	for {
+		select {
+		case chunk := <-out:
+			if !ss.write(chunk) {
+				return false
+			}
+			ss.client.Recycle(chunk)
+		default:
+			return true
 		}
 	}
 }
