@@ -5,8 +5,9 @@ import (
 	"errors"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/argon2id"
 )
 
 // ErrBusy is returned when every hashing slot stayed taken for the whole
@@ -29,13 +30,8 @@ type HasherOptions struct {
 // a slot within the wait fails with ErrBusy rather than queueing without
 // end. Safe for concurrent use.
 type Hasher struct {
-	params Params        // immutable after NewHasher
-	sem    chan struct{} // immutable after NewHasher; a token per hash in flight
-	wait   time.Duration // immutable after NewHasher
-
-	inFlight atomic.Int64 // hashes running now
-	peak     atomic.Int64 // highest inFlight seen
-	busy     atomic.Int64 // calls refused with ErrBusy
+	params Params            // immutable after NewHasher
+	slots  *argon2id.Limiter // immutable after NewHasher; its counters are atomic
 
 	decoyOnce sync.Once // guards decoy
 	decoy     string    // a hash verified for unknown users, so timing does not tell names apart
@@ -52,7 +48,7 @@ func NewHasher(o HasherOptions) *Hasher {
 	if o.SlotWait <= 0 {
 		o.SlotWait = DefaultHashSlotWait
 	}
-	return &Hasher{params: o.Params, sem: make(chan struct{}, o.MaxConcurrent), wait: o.SlotWait}
+	return &Hasher{params: o.Params, slots: argon2id.NewLimiter(o.MaxConcurrent, o.SlotWait)}
 }
 
 // Hash returns the PHC string of a new password (check it with
@@ -85,35 +81,19 @@ func (h *Hasher) VerifyDecoy(ctx context.Context, password string) error {
 }
 
 // Peak is the most hashes ever in flight at once (≤ the bound).
-func (h *Hasher) Peak() int64 { return h.peak.Load() }
+func (h *Hasher) Peak() int64 { return h.slots.Stats().Peak }
 
 // InFlight is the number of hashes running now.
-func (h *Hasher) InFlight() int64 { return h.inFlight.Load() }
+func (h *Hasher) InFlight() int64 { return h.slots.Stats().InFlight }
 
 // Busy is the number of calls refused with ErrBusy.
-func (h *Hasher) Busy() int64 { return h.busy.Load() }
+func (h *Hasher) Busy() int64 { return h.slots.Stats().Busy }
 
-// do runs fn holding a slot.
+// do runs fn holding a slot; ErrBusy when none frees up within the wait.
 func (h *Hasher) do(ctx context.Context, fn func()) error {
-	select {
-	case h.sem <- struct{}{}:
-	default:
-		t := time.NewTimer(h.wait)
-		defer t.Stop()
-		select {
-		case h.sem <- struct{}{}:
-		case <-t.C:
-			h.busy.Add(1)
-			return ErrBusy
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	err := h.slots.Do(ctx, fn)
+	if errors.Is(err, argon2id.ErrBusy) {
+		return ErrBusy
 	}
-	defer func() { <-h.sem }()
-	n := h.inFlight.Add(1)
-	defer h.inFlight.Add(-1)
-	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
-	}
-	fn()
-	return nil
+	return err
 }

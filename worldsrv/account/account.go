@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/corrosion/corrosion/internal/argon2id"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -57,10 +58,10 @@ type Account struct {
 
 // Store is the accounts table. It is safe for concurrent use.
 type Store struct {
-	pool  *pgxpool.Pool // immutable after Open; owned by the caller
-	opts  Options       // immutable after Open
-	slots *hashSlots    // its counters are atomic
-	decoy string        // immutable after Open: a PHC string hashed against for unknown names
+	pool  *pgxpool.Pool     // immutable after Open; owned by the caller
+	opts  Options           // immutable after Open
+	slots *argon2id.Limiter // immutable after Open; its counters are atomic
+	decoy string            // immutable after Open: a PHC string hashed against for unknown names
 }
 
 // Open returns a Store on pool, which the caller keeps and closes. It fails
@@ -83,8 +84,8 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error)
 	if len(pending) > 0 {
 		return nil, fmt.Errorf("%d migrations pending, first %s: %w", len(pending), pending[0].File, ErrNotMigrated)
 	}
-	s := &Store{pool: pool, opts: opts, slots: newHashSlots(opts.MaxConcurrentHashes, opts.HashSlotWait)}
-	if s.decoy, err = hashPassword("decoy", opts.Params); err != nil {
+	s := &Store{pool: pool, opts: opts, slots: argon2id.NewLimiter(opts.MaxConcurrentHashes, opts.HashSlotWait)}
+	if s.decoy, err = argon2id.Hash("decoy", opts.Params); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -145,7 +146,7 @@ func (s *Store) check(ctx context.Context, user37 uint64, password, stored strin
 func (s *Store) register(ctx context.Context, user37 uint64, name, password string) (Account, error) {
 	var encoded string
 	var herr error
-	if err := s.slots.do(ctx, func() { encoded, herr = hashPassword(password, s.opts.Params) }); err != nil {
+	if err := s.do(ctx, func() { encoded, herr = argon2id.Hash(password, s.opts.Params) }); err != nil {
 		return Account{}, err
 	}
 	if herr != nil {
@@ -183,7 +184,7 @@ func (s *Store) passwordHash(ctx context.Context, user37 uint64) (string, error)
 func (s *Store) verify(ctx context.Context, password, encoded string) (bool, error) {
 	var match bool
 	var verr error
-	if err := s.slots.do(ctx, func() { match, verr = verifyPassword(password, encoded) }); err != nil {
+	if err := s.do(ctx, func() { match, verr = argon2id.Verify(password, encoded) }); err != nil {
 		return false, err
 	}
 	if verr != nil {

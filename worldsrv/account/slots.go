@@ -2,53 +2,20 @@ package account
 
 import (
 	"context"
-	"sync/atomic"
+	"errors"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/argon2id"
 )
 
-// hashSlots bounds the argon2id hashes in flight: each holds Params.Memory
-// of RAM for its duration, so the bound is what keeps a login storm from
-// exhausting memory. A login that cannot get a slot within wait fails with
-// ErrBusy rather than queueing without end.
-type hashSlots struct {
-	sem  chan struct{} // immutable after New; a token per hash in flight
-	wait time.Duration // immutable after New
-
-	inFlight atomic.Int64 // hashes running now
-	peak     atomic.Int64 // highest inFlight seen
-	hashes   atomic.Int64 // hashes computed
-	busy     atomic.Int64 // logins refused with ErrBusy
-}
-
-func newHashSlots(n int, wait time.Duration) *hashSlots {
-	return &hashSlots{sem: make(chan struct{}, n), wait: wait}
-}
-
-// do runs fn holding a slot. It fails with ErrBusy when no slot frees up
-// within the wait, and with ctx's error when ctx ends first.
-func (h *hashSlots) do(ctx context.Context, fn func()) error {
-	select {
-	case h.sem <- struct{}{}:
-	default:
-		t := time.NewTimer(h.wait)
-		defer t.Stop()
-		select {
-		case h.sem <- struct{}{}:
-		case <-t.C:
-			h.busy.Add(1)
-			return ErrBusy
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+// do runs fn holding a hashing slot. It fails with ErrBusy when no slot
+// frees up within HashSlotWait, and with ctx's error when ctx ends first.
+func (s *Store) do(ctx context.Context, fn func()) error {
+	err := s.slots.Do(ctx, fn)
+	if errors.Is(err, argon2id.ErrBusy) {
+		return ErrBusy
 	}
-	defer func() { <-h.sem }()
-	n := h.inFlight.Add(1)
-	defer h.inFlight.Add(-1)
-	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
-	}
-	h.hashes.Add(1)
-	fn()
-	return nil
+	return err
 }
 
 // Stats are the store's hashing counters, for /metrics and /status.
@@ -63,12 +30,13 @@ type Stats struct {
 
 // Stats returns the current counters.
 func (s *Store) Stats() Stats {
+	st := s.slots.Stats()
 	return Stats{
-		HashesInFlight: s.slots.inFlight.Load(),
-		PeakHashes:     s.slots.peak.Load(),
-		Hashes:         s.slots.hashes.Load(),
-		Busy:           s.slots.busy.Load(),
-		MaxConcurrent:  cap(s.slots.sem),
-		HashSlotWait:   s.slots.wait,
+		HashesInFlight: st.InFlight,
+		PeakHashes:     st.Peak,
+		Hashes:         st.Done,
+		Busy:           st.Busy,
+		MaxConcurrent:  st.Slots,
+		HashSlotWait:   st.Wait,
 	}
 }
