@@ -46,9 +46,13 @@ func TestLogin_Browser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, tab, "panel-login")
 	var theme string
+	// panel.js is deferred: a click before it has run would do nothing, so
+	// wait for the page to finish loading, then for the attribute to appear.
+	var loaded bool
 	browsertest.Run(t, tab, 10*time.Second, "switch the theme on the login page",
+		chromedp.Poll(`document.readyState === "complete"`, &loaded),
 		chromedp.Click(`[data-theme-toggle]`, chromedp.ByQuery),
-		chromedp.AttributeValue(`html`, "data-theme", &theme, nil, chromedp.ByQuery),
+		chromedp.Poll(`document.documentElement.getAttribute("data-theme")`, &theme),
 	)
 	if theme != "dark" && theme != "light" {
 		t.Fatalf("theme toggle set data-theme %q", theme)
