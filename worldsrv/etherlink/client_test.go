@@ -113,10 +113,11 @@ func stuckLink(t *testing.T) (*etherlink.Client, *peer, *side, int) {
 	slices.Sort(durs)
 	t.Logf("Send against a peer that never reads: %d calls, p50 %v, p99 %v, max %v; %d queued",
 		total, durs[total/2], durs[total*99/100], durs[total-1], accepted)
-	// Blocking would mean waiting for a reader that never comes: a Send
-	// over 100 ms (a GC pause under -race on a loaded machine is less) is
-	// one, and so is a p99 that is not a matter of microseconds.
-	if p99, max := durs[total*99/100], durs[total-1]; p99 > time.Millisecond || max > 100*time.Millisecond {
+	// Blocking would mean waiting for a reader that never comes, for ever:
+	// a Send over a second is one, and so is a p99 that is not a matter of
+	// microseconds. (A single Send of 117 ms was seen in a CI run on a
+	// loaded machine: a scheduling pause under -race, not a block.)
+	if p99, max := durs[total*99/100], durs[total-1]; p99 > time.Millisecond || max > time.Second {
 		t.Fatalf("Send p99 %v, max %v", p99, max)
 	}
 	st := c.Stats()
