@@ -78,12 +78,6 @@ func (q *queue) len() int {
 	return len(q.ops)
 }
 
-func (q *queue) lastSeq() uint64 {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.seq
-}
-
 // push queues o; it reports false when the queue is full (o is dropped).
 func (q *queue) push(o *op) bool {
 	q.mu.Lock()
@@ -190,6 +184,21 @@ func (q *queue) pendingSave(user uint64) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// listsSeq is the sequence of the last queued op that changes user's
+// lists (friends, ignores, private mode: every op user owns but a save),
+// 0 when none is queued. Ops are stored in order, so once it is stored
+// user's lists are as queued.
+func (q *queue) listsSeq(user uint64) uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := len(q.ops) - 1; i >= 0; i-- {
+		if o := q.ops[i]; o.owner == user && o.kind != opSave {
+			return o.seq
+		}
+	}
+	return 0
 }
 
 // waitStored waits until every op up to target is stored. It fails at

@@ -227,11 +227,14 @@ func (s *Store) maybeRecovered() {
 }
 
 // Load reads a player's friends, ignores and private mode, after every
-// write queued before the call has been stored (so a reload never loses a
-// queued change). Concurrent loads are batched into one round trip. It
-// fails with ErrUnavailable (wrapped) while the database is down.
+// change of them queued before the call has been stored (so a reload never
+// loses a queued change). Other players' writes are not waited for: under
+// a login rush the queue holds thousands, and a login waiting for all of
+// them outlasted the world's pending limit. Concurrent loads are batched
+// into one round trip. It fails with ErrUnavailable (wrapped) while the
+// database is down.
 func (s *Store) Load(ctx context.Context, user uint64) (Lists, error) {
-	if err := s.q.waitStored(ctx, s.q.lastSeq(), s.up.Load); err != nil {
+	if err := s.q.waitStored(ctx, s.q.listsSeq(user), s.up.Load); err != nil {
 		return Lists{}, err
 	}
 	req := &loadReq{user: user, ctx: ctx, done: make(chan loadRes, 1)}

@@ -207,3 +207,53 @@ func TestStore_OutageQueuesWritesAndRecovers(t *testing.T) {
 		t.Fatalf("save after recovery = %q, %v", data, err)
 	}
 }
+
+// A load waits for its own player's queued list changes only: another
+// player's write stuck in the database does not hold it. (It waited for
+// every queued write, and under a login rush logins ran past the world's
+// 5-tick pending limit: "could not complete".)
+func TestStore_LoadWaitsOnlyForItsOwnWrites(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	s := startStore(t, dsn, Config{OpTimeout: 20 * time.Second})
+	const me, other = 1001, 1002
+	s.AddFriend(me, 9, 100)
+	poll.True(t, 5*time.Second, "my write stored", func() bool { return s.Pending() == 0 })
+
+	// Stall the writer on other's save behind a table lock.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "LOCK TABLE player_saves IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	s.Save(other, []byte("stuck"), nil)
+	s.AddFriend(other, 5, 100)
+
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	got, err := s.Load(lctx, me)
+	if err != nil || !slices.Equal(got.Friends, []uint64{9}) {
+		t.Fatalf("Load(me) behind another player's stuck write = %+v, %v; want friends [9] at once", got, err)
+	}
+	// other's own change is still waited for.
+	sctx, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel2()
+	if _, err := s.Load(sctx, other); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Load(other) with its friend add queued = %v, want to wait (deadline exceeded)", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Load(ctx, other)
+	if err != nil || !slices.Equal(got.Friends, []uint64{5}) {
+		t.Fatalf("Load(other) after the lock = %+v, %v; want friends [5]", got, err)
+	}
+}
