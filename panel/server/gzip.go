@@ -8,9 +8,11 @@ import (
 )
 
 // gzipPool recycles compressors: a fleet page of 1,000 hosts is 1.3 MB of
-// HTML and about a tenth of that compressed.
+// HTML and about a tenth of that compressed. BestSpeed: the page's markup
+// repeats itself, so the fastest level compresses it nearly as well, at a
+// fraction of the server's time.
 var gzipPool = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
 	return w
 }}
 
