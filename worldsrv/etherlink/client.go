@@ -18,14 +18,18 @@ import (
 var ErrRunning = errors.New("etherlink: Run called twice")
 
 // Client is the world's link to its ether sidecar. Its methods are safe for
-// concurrent use; Send and Drain never block. Lock order: mu is the only
-// lock besides the log limiters', which are never held with it.
+// concurrent use; Send and Drain never block. Lock order: mu and drainMu
+// are never held together, nor with the log limiters' locks.
 type Client struct {
-	cfg  Config        // immutable after New (defaulted)
-	log  *slog.Logger  // immutable after New
-	in   chan Event    // immutable after New; the inbound queue (a channel: safe)
-	wake chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
-	ran  atomic.Bool   // no lock; set by the first Run
+	cfg    Config        // immutable after New (defaulted)
+	log    *slog.Logger  // immutable after New
+	in     chan Event    // immutable after New; the inbound queue (a channel: safe)
+	logins chan Event    // immutable after New; the login-answer queue (a channel: safe)
+	wake   chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
+	ran    atomic.Bool   // no lock; set by the first Run
+
+	drainMu sync.Mutex // guards drain; never held across a callback
+	drain   drainState // guarded by drainMu
 
 	mu  sync.Mutex // guards up and out; never held across I/O or a callback
 	up  bool       // guarded by mu; true from the handshake to the loss of a connection
@@ -41,10 +45,11 @@ type Client struct {
 func New(cfg Config) *Client {
 	cfg = cfg.withDefaults()
 	return &Client{
-		cfg:  cfg,
-		log:  cfg.Logger.With("component", "etherlink", "addr", cfg.Addr),
-		in:   make(chan Event, cfg.InEvents),
-		wake: make(chan struct{}, 1),
+		cfg:    cfg,
+		log:    cfg.Logger.With("component", "etherlink", "addr", cfg.Addr),
+		in:     make(chan Event, cfg.InEvents),
+		logins: make(chan Event, cfg.InLogins),
+		wake:   make(chan struct{}, 1),
 	}
 }
 
@@ -104,7 +109,7 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	if err != nil {
 		return false, 0, fmt.Errorf("dial: %w", err)
 	}
-	cn := newConn(nc)
+	cn := newConn(nc, c.stats.connects.Load()+1) // the count once this connection is made
 	stop := context.AfterFunc(ctx, func() { cn.fail(ctx.Err()) })
 	defer stop()
 	if err := c.handshake(nc); err != nil {
@@ -123,7 +128,7 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 		"reconnects", n-1, "stale_frames_dropped", stale)()
 
 	go c.writeLoop(cn, c.wake)
-	if c.deliver(Event{Kind: Connected}, cn.done) {
+	if c.deliver(Event{Kind: Connected, gen: cn.gen}, cn.done) {
 		cn.fail(c.readLoop(cn, bufio.NewReaderSize(nc, 64<<10)))
 	}
 
@@ -133,7 +138,7 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	cn.fail(errors.New("closed"))
 	<-cn.writerDone
 	reason := cn.cause()
-	c.deliver(Event{Kind: Disconnected, Err: reason}, ctx.Done())
+	c.deliver(Event{Kind: Disconnected, Err: reason, gen: cn.gen}, ctx.Done())
 	return true, time.Since(started), reason
 }
 
@@ -158,14 +163,15 @@ func (c *Client) handshake(nc net.Conn) error {
 // conn is one connection's teardown state, shared by its reader and writer.
 type conn struct {
 	nc         net.Conn      // immutable after newConn
+	gen        uint64        // immutable after newConn; tags the connection's events
 	done       chan struct{} // closed by the first fail
 	writerDone chan struct{} // closed when writeLoop returns
 	once       sync.Once     // makes fail's first call the only one
 	err        error         // written once by fail before done closes; read after done
 }
 
-func newConn(nc net.Conn) *conn {
-	return &conn{nc: nc, done: make(chan struct{}), writerDone: make(chan struct{})}
+func newConn(nc net.Conn, gen uint64) *conn {
+	return &conn{nc: nc, gen: gen, done: make(chan struct{}), writerDone: make(chan struct{})}
 }
 
 // fail ends the connection; the first caller's err is its cause.

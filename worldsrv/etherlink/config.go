@@ -20,6 +20,7 @@ const (
 	DefaultOutFrames    = 8192
 	DefaultOutBytes     = 8 << 20
 	DefaultInEvents     = 8192
+	DefaultInLogins     = 1024
 	DefaultDialTimeout  = 5 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
 )
@@ -44,6 +45,10 @@ type Config struct {
 	// InEvents bounds the inbound queue (events waiting for Drain); a full
 	// queue stops the reader. Default 8192.
 	InEvents int
+	// InLogins bounds the login-answer queue (LoginCheckResponse and
+	// PlayerLoadResponse, which Drain hands over first); a full queue
+	// stops the reader. Default 1024.
+	InLogins int
 
 	// Backoff spaces the dial attempts; zero fields take DefaultBackoff's.
 	Backoff Backoff
@@ -65,6 +70,7 @@ func (c Config) withDefaults() Config {
 	c.OutFrames = orDefault(c.OutFrames, DefaultOutFrames)
 	c.OutBytes = orDefault(c.OutBytes, DefaultOutBytes)
 	c.InEvents = orDefault(c.InEvents, DefaultInEvents)
+	c.InLogins = orDefault(c.InLogins, DefaultInLogins)
 	c.DialTimeout = orDefault(c.DialTimeout, DefaultDialTimeout)
 	c.WriteTimeout = orDefault(c.WriteTimeout, DefaultWriteTimeout)
 	c.Backoff = c.Backoff.withDefaults()

@@ -10,10 +10,24 @@
 //	                     full or down: new message dropped,   (one Write per
 //	                     counted, Send returns false)          batch, then waits)
 //
-//	Drain(max, fn) ◄── inbound queue (chan, ≤ InEvents) ◄── reader ◄── TCP ◄──
-//	                    Connected, messages (copied out       (Decoder; bad frame:
-//	                    of the read buffer), Disconnected      counted, skipped;
-//	                                                           queue full: waits)
+//	Drain(max, fn) ◄┬─ login queue (chan, ≤ InLogins) ◄──┬─ reader ◄── TCP ◄──
+//	                │   LoginCheckResponse,                │  (Decoder; bad frame:
+//	                │   PlayerLoadResponse                 │   counted, skipped;
+//	                └─ inbound queue (chan, ≤ InEvents) ◄──┘
+//	                    Connected, other messages (copied      queue full: waits)
+//	                    out of the read buffer), Disconnected
+//
+// Order. Drain hands over at most max events in all. A player is waiting
+// for each login answer (LoginCheckResponse, then PlayerLoadResponse: the
+// engine's pending-login limit covers both), so a login answer overtakes
+// the other frames of its connection queued before it (the thousands of PlayerSaveAcks of a
+// mass logout would otherwise hold it back for many ticks); everything
+// else keeps the order it arrived in. The rule that keeps the markers
+// true: every event is tagged with its connection, and a login answer is
+// handed over only after its connection's Connected, and always before its
+// Disconnected (Drain holds a Disconnected back while answers of its
+// connection are still queued; they were all queued before it). So an
+// answer never overtakes a marker, and never lands in another connection.
 //
 // Run's goroutine dials and then is the reader; each connection has one
 // writer goroutine. On connect: LinkAuth (when Config.Token is set) and

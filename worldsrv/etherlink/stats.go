@@ -13,7 +13,7 @@ type Stats struct {
 	Connects   uint64 // connections established (handshake written)
 	Reconnects uint64 // connections after the first
 	OutQueue   int    // outbound frames waiting or being written
-	InQueue    int    // events waiting for Drain
+	InQueue    int    // events waiting for Drain (both queues)
 }
 
 // Drops counts outbound messages dropped, by cause.
@@ -41,7 +41,7 @@ func (c *Client) Stats() Stats {
 	s := &c.stats
 	st := Stats{
 		Up: up, Sent: s.sent.Load(), Received: s.received.Load(), Malformed: s.malformed.Load(),
-		Connects: s.connects.Load(), OutQueue: out, InQueue: len(c.in),
+		Connects: s.connects.Load(), OutQueue: out, InQueue: c.queued(),
 		Dropped: Drops{Full: s.droppedFull.Load(), Down: s.droppedDown.Load(),
 			Stale: s.droppedStale.Load(), TooLarge: s.droppedTooLarge.Load()},
 	}
