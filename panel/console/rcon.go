@@ -35,20 +35,10 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // agent's rcon func. htmx gets the history entry to append; a plain form
 // gets the tab with that entry.
 func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := InstanceIDs(r)
+	var rep wire.RCONReply
+	cmd, err := f.relayLine(r, "command", "rcon", &rep)
 	if err != nil {
 		return err
-	}
-	cmd := r.PostFormValue("command")
-	server.SetAuditTarget(r, RedactCommand(cmd))
-	if err := CheckLine(cmd); err != nil {
-		return err
-	}
-	ctx, cancel := contextWithTimeout(r, sendTimeout)
-	defer cancel()
-	var rep wire.RCONReply
-	if err := f.agent.Instance(ctx, license, instance, "rcon", map[string]string{"command": cmd}, &rep); err != nil {
-		return agentError(err)
 	}
 	e := ui.RCONEntry{Command: cmd, Output: rep.Output, At: time.Now().UTC()}
 	if isHTMX(r) {

@@ -37,25 +37,14 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // send serves POST …/console/send: one line (form field "line") to the
 // game's stdin through the agent's send func.
 func (f *Feature) send(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := InstanceIDs(r)
-	if err != nil {
+	if _, err := f.relayLine(r, "line", "send", nil); err != nil {
 		return err
-	}
-	line := r.PostFormValue("line")
-	server.SetAuditTarget(r, RedactCommand(line))
-	if err := CheckLine(line); err != nil {
-		return err
-	}
-	ctx, cancel := contextWithTimeout(r, sendTimeout)
-	defer cancel()
-	if err := f.agent.Instance(ctx, license, instance, "send", map[string]string{"command": line}, nil); err != nil {
-		return agentError(err)
 	}
 	if isHTMX(r) {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	http.Redirect(w, r, ui.InstanceURL(license, instance)+"/console", http.StatusSeeOther)
+	http.Redirect(w, r, ui.InstanceURL(r.PathValue("license"), r.PathValue("instance"))+"/console", http.StatusSeeOther)
 	return nil
 }
 
@@ -89,3 +78,24 @@ func WhyNot(p *auth.Principal, license string) string {
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
+
+// relayLine passes one posted line (form field field) to the instance's
+// agent func fn as its "command", decoding the reply into reply (may be
+// nil). The line is the audit target, with password-like arguments blanked.
+func (f *Feature) relayLine(r *http.Request, field, fn string, reply any) (string, error) {
+	license, instance, err := InstanceIDs(r)
+	if err != nil {
+		return "", err
+	}
+	line := r.PostFormValue(field)
+	server.SetAuditTarget(r, RedactCommand(line))
+	if err := CheckLine(line); err != nil {
+		return "", err
+	}
+	ctx, cancel := contextWithTimeout(r, sendTimeout)
+	defer cancel()
+	if err := f.agent.Instance(ctx, license, instance, fn, map[string]string{"command": line}, reply); err != nil {
+		return "", agentError(err)
+	}
+	return line, nil
+}

@@ -106,20 +106,13 @@ func viewURL(license, instance, p string) string {
 // view serves a file: text in an editor (read-only for viewers), binary
 // and big files as a download link.
 func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
-	if err != nil {
-		return err
-	}
-	fp, err := cleanTarget(r.URL.Query().Get("path"), "view")
-	if err != nil {
-		return err
-	}
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	var st files.StatReply
-	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &st); err != nil {
+	t, err := f.statTarget(ctx, r, "view")
+	if err != nil {
 		return err
 	}
+	license, instance, fp, st := t.license, t.instance, t.path, t.stat
 	if st.Type == files.TypeDir {
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil

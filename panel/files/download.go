@@ -11,7 +11,6 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 )
 
@@ -26,20 +25,13 @@ const (
 // download serves GET …/files/download?path=: the file as an attachment,
 // read from the agent in chunks.
 func (f *Feature) download(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
-	if err != nil {
-		return err
-	}
-	fp, err := cleanTarget(r.URL.Query().Get("path"), "download")
-	if err != nil {
-		return err
-	}
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	var st files.StatReply
-	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &st); err != nil {
+	t, err := f.statTarget(ctx, r, "download")
+	if err != nil {
 		return err
 	}
+	license, instance, fp, st := t.license, t.instance, t.path, t.stat
 	if st.Type == files.TypeDir {
 		return httpx.Errorf(http.StatusBadRequest, "%s is a folder: archive it first, then download the archive", display(fp))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/console"
@@ -108,3 +109,27 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 }
 
 func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
+
+// target is the file a GET names in ?path=, with what the agent says is there.
+type target struct {
+	license, instance, path string
+	stat                    files.StatReply
+}
+
+// statTarget reads the request's instance and path (what: the operation,
+// for messages) and stats the path through the agent.
+func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) (target, error) {
+	license, instance, err := console.InstanceIDs(r)
+	if err != nil {
+		return target{}, err
+	}
+	fp, err := cleanTarget(r.URL.Query().Get("path"), what)
+	if err != nil {
+		return target{}, err
+	}
+	t := target{license: license, instance: instance, path: fp}
+	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &t.stat); err != nil {
+		return target{}, err
+	}
+	return t, nil
+}
