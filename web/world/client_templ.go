@@ -17,7 +17,7 @@ type PageData struct {
 }
 
 // Page is the whole client: the login screen, the map stage with its
-// heads-up display, and the social panel. The script (world.js) fills it
+// heads-up display, and the social panel. The scripts (Scripts) fill it
 // from the world's frames; nothing is inline, so the CSP forbids inline code.
 func Page(d PageData) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -79,46 +79,56 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" type=\"image/svg+xml\"><script src=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" type=\"image/svg+xml\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Asset("world.js"))
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 25, Col: 34}
+		for _, s := range Scripts {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<script src=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var5 string
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Asset(s))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 26, Col: 26}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" defer></script>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" defer></script></head><body data-world=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</head><body data-world=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 27, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 29, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" data-node=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-node=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Node))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 27, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 29, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-ws=\"/ws\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" data-ws=\"/ws\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -126,7 +136,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"game\" class=\"game\" hidden>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div id=\"game\" class=\"game\" hidden>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -138,7 +148,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</div><noscript><p class=\"noscript\">The world's client needs JavaScript: it draws the map and talks to the world over a WebSocket.</p></noscript></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div><noscript><p class=\"noscript\">The world's client needs JavaScript: it draws the map and talks to the world over a WebSocket.</p></noscript></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -167,33 +177,33 @@ func loginScreen(d PageData) templ.Component {
 			templ_7745c5c3_Var8 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<main id=\"login\" class=\"login\"><form id=\"login-form\" class=\"login-card\" autocomplete=\"on\"><div class=\"crest\" aria-hidden=\"true\"><img src=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<main id=\"login\" class=\"login\"><form id=\"login-form\" class=\"login-card\" autocomplete=\"on\"><div class=\"crest\" aria-hidden=\"true\"><img src=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Asset("icon.svg"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 41, Col: 69}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 43, Col: 69}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" alt=\"\" width=\"56\" height=\"56\"></div><h1>Corrosion</h1><p class=\"world-name\">World ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" alt=\"\" width=\"56\" height=\"56\"></div><h1>Corrosion</h1><p class=\"world-name\">World ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var10 string
 		templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 43, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 45, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</p><label for=\"login-name\">Name</label> <input id=\"login-name\" name=\"username\" autocomplete=\"username\" maxlength=\"12\" required autofocus spellcheck=\"false\" autocapitalize=\"off\" placeholder=\"1–12 letters, digits, spaces\"> <label for=\"login-pass\">Password</label> <input id=\"login-pass\" name=\"password\" type=\"password\" autocomplete=\"current-password\" maxlength=\"64\" required> <button id=\"login-go\" type=\"submit\" class=\"btn primary\"><span class=\"spinner\" aria-hidden=\"true\"></span><span class=\"label\">Play</span></button><p id=\"login-error\" class=\"form-error\" role=\"alert\"></p><p class=\"hint\">A new name is registered with its first password.</p></form></main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</p><label for=\"login-name\">Name</label> <input id=\"login-name\" name=\"username\" autocomplete=\"username\" maxlength=\"12\" required autofocus spellcheck=\"false\" autocapitalize=\"off\" placeholder=\"1–12 letters, digits, spaces\"> <label for=\"login-pass\">Password</label> <input id=\"login-pass\" name=\"password\" type=\"password\" autocomplete=\"current-password\" maxlength=\"64\" required> <button id=\"login-go\" type=\"submit\" class=\"btn primary\"><span class=\"spinner\" aria-hidden=\"true\"></span><span class=\"label\">Play</span></button><p id=\"login-error\" class=\"form-error\" role=\"alert\"></p><p class=\"hint\">A new name is registered with its first password.</p></form></main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -222,20 +232,20 @@ func stage(d PageData) templ.Component {
 			templ_7745c5c3_Var11 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section id=\"stage\" class=\"stage\" aria-label=\"The world map\"><canvas id=\"map\" tabindex=\"0\" aria-label=\"Map: click or tap a tile to walk there\"></canvas><header class=\"hud\"><div class=\"hud-card\"><span class=\"hud-world\">World ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<section id=\"stage\" class=\"stage\" aria-label=\"The world map\"><canvas id=\"map\" tabindex=\"0\" aria-label=\"Map: click or tap a tile to walk there\"></canvas><header class=\"hud\"><div class=\"hud-card\"><span class=\"hud-world\">World ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.World))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 60, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/world/client.templ`, Line: 62, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</span> <span id=\"me-name\" class=\"hud-me\"></span> <span class=\"hud-pos\" title=\"Your tile (x, y)\"><span class=\"k\">at</span> <output id=\"pos\">–</output></span> <span id=\"nearby-count\" class=\"hud-nearby\"></span></div><div class=\"hud-card hud-conn\"><span id=\"conn\" class=\"conn\" data-state=\"offline\">Offline</span></div></header><div class=\"hud-tools\"><button id=\"zoom-in\" type=\"button\" class=\"tool\" title=\"Zoom in (+)\" aria-label=\"Zoom in\">+</button> <button id=\"zoom-out\" type=\"button\" class=\"tool\" title=\"Zoom out (−)\" aria-label=\"Zoom out\">−</button> <button id=\"centre\" type=\"button\" class=\"tool\" title=\"Follow me (C)\" aria-label=\"Centre on me\">◎</button> <button id=\"menu\" type=\"button\" class=\"tool menu\" aria-controls=\"panel\" aria-expanded=\"false\">Social<span id=\"menu-badge\" class=\"badge\" hidden></span></button></div><div id=\"banner\" class=\"banner\" role=\"status\" hidden><span id=\"banner-text\"></span> <button id=\"banner-retry\" type=\"button\" class=\"btn small\">Reconnect now</button></div><div id=\"toasts\" class=\"toasts\" aria-live=\"polite\"></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</span> <span id=\"me-name\" class=\"hud-me\"></span> <span class=\"hud-pos\" title=\"Your tile (x, y)\"><span class=\"k\">at</span> <output id=\"pos\">–</output></span> <span id=\"nearby-count\" class=\"hud-nearby\"></span></div><div class=\"hud-card hud-conn\"><span id=\"conn\" class=\"conn\" data-state=\"offline\">Offline</span></div></header><div class=\"hud-tools\"><button id=\"zoom-in\" type=\"button\" class=\"tool\" title=\"Zoom in (+)\" aria-label=\"Zoom in\">+</button> <button id=\"zoom-out\" type=\"button\" class=\"tool\" title=\"Zoom out (−)\" aria-label=\"Zoom out\">−</button> <button id=\"centre\" type=\"button\" class=\"tool\" title=\"Follow me (C)\" aria-label=\"Centre on me\">◎</button> <button id=\"menu\" type=\"button\" class=\"tool menu\" aria-controls=\"panel\" aria-expanded=\"false\">Social<span id=\"menu-badge\" class=\"badge\" hidden></span></button></div><div id=\"banner\" class=\"banner\" role=\"status\" hidden><span id=\"banner-text\"></span> <button id=\"banner-retry\" type=\"button\" class=\"btn small\">Reconnect now</button></div><div id=\"toasts\" class=\"toasts\" aria-live=\"polite\"></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -264,7 +274,7 @@ func panel() templ.Component {
 			templ_7745c5c3_Var13 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<aside id=\"panel\" class=\"panel\" aria-label=\"Social\"><div class=\"panel-head\"><div class=\"me-box\"><span class=\"dot on\" aria-hidden=\"true\"></span> <span id=\"panel-me\" class=\"panel-me\"></span></div><button id=\"logout\" type=\"button\" class=\"btn ghost small\">Log out</button> <button id=\"panel-close\" type=\"button\" class=\"btn ghost small close\" aria-label=\"Close the social panel\">✕</button></div><div class=\"privacy\"><span class=\"privacy-label\" id=\"privacy-label\">Private chat</span><div id=\"private-mode\" class=\"segmented\" role=\"group\" aria-labelledby=\"privacy-label\"><button type=\"button\" data-mode=\"0\" aria-pressed=\"false\">On</button> <button type=\"button\" data-mode=\"1\" aria-pressed=\"false\">Friends</button> <button type=\"button\" data-mode=\"2\" aria-pressed=\"false\">Off</button></div><p id=\"privacy-error\" class=\"form-error\" role=\"alert\"></p></div><nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-friends\" data-tab=\"friends\" aria-selected=\"true\">Friends <span id=\"friends-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-ignores\" data-tab=\"ignores\" aria-selected=\"false\">Ignores <span id=\"ignores-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-chat\" data-tab=\"chat\" aria-selected=\"false\">Chat <span id=\"chat-badge\" class=\"badge\" hidden></span></button></nav><section id=\"tab-friends\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-friends\"><form id=\"friend-add\" class=\"add-form\"><input id=\"friend-name\" name=\"name\" maxlength=\"12\" placeholder=\"Add a friend by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Add</button></form><p id=\"friend-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"friends\" class=\"rows\"></ul><p id=\"friends-empty\" class=\"empty\">No friends yet. Add one by name above; they show here with their world when online.</p></section><section id=\"tab-ignores\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-ignores\" hidden><form id=\"ignore-add\" class=\"add-form\"><input id=\"ignore-name\" name=\"name\" maxlength=\"12\" placeholder=\"Ignore a player by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Ignore</button></form><p id=\"ignore-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"ignores\" class=\"rows\"></ul><p id=\"ignores-empty\" class=\"empty\">Nobody ignored. Ignored players cannot message you.</p></section><section id=\"tab-chat\" class=\"tab chat\" role=\"tabpanel\" aria-labelledby=\"tab-btn-chat\" hidden><ol id=\"chat\" class=\"chat-log\" aria-live=\"polite\"></ol><p id=\"chat-empty\" class=\"empty\">No messages yet. Click an online friend to message them.</p><form id=\"pm-form\" class=\"pm-form\"><div class=\"pm-to\"><label for=\"pm-to\">To</label> <input id=\"pm-to\" name=\"to\" maxlength=\"12\" list=\"friend-names\" placeholder=\"Name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"></div><div class=\"pm-line\"><input id=\"pm-text\" name=\"text\" maxlength=\"80\" placeholder=\"Message (Enter sends)\" autocomplete=\"off\"> <button type=\"submit\" class=\"btn primary\">Send</button></div><p id=\"pm-error\" class=\"form-error\" role=\"alert\"></p></form><datalist id=\"friend-names\"></datalist></section></aside>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<aside id=\"panel\" class=\"panel\" aria-label=\"Social\"><div class=\"panel-head\"><div class=\"me-box\"><span class=\"dot on\" aria-hidden=\"true\"></span> <span id=\"panel-me\" class=\"panel-me\"></span></div><button id=\"logout\" type=\"button\" class=\"btn ghost small\">Log out</button> <button id=\"panel-close\" type=\"button\" class=\"btn ghost small close\" aria-label=\"Close the social panel\">✕</button></div><div class=\"privacy\"><span class=\"privacy-label\" id=\"privacy-label\">Private chat</span><div id=\"private-mode\" class=\"segmented\" role=\"group\" aria-labelledby=\"privacy-label\"><button type=\"button\" data-mode=\"0\" aria-pressed=\"false\">On</button> <button type=\"button\" data-mode=\"1\" aria-pressed=\"false\">Friends</button> <button type=\"button\" data-mode=\"2\" aria-pressed=\"false\">Off</button></div><p id=\"privacy-error\" class=\"form-error\" role=\"alert\"></p></div><nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-friends\" data-tab=\"friends\" aria-selected=\"true\">Friends <span id=\"friends-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-ignores\" data-tab=\"ignores\" aria-selected=\"false\">Ignores <span id=\"ignores-count\" class=\"count\"></span></button> <button type=\"button\" role=\"tab\" id=\"tab-btn-chat\" data-tab=\"chat\" aria-selected=\"false\">Chat <span id=\"chat-badge\" class=\"badge\" hidden></span></button></nav><section id=\"tab-friends\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-friends\"><form id=\"friend-add\" class=\"add-form\"><input id=\"friend-name\" name=\"name\" maxlength=\"12\" placeholder=\"Add a friend by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Add</button></form><p id=\"friend-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"friends\" class=\"rows\"></ul><p id=\"friends-empty\" class=\"empty\">No friends yet. Add one by name above; they show here with their world when online.</p></section><section id=\"tab-ignores\" class=\"tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-ignores\" hidden><form id=\"ignore-add\" class=\"add-form\"><input id=\"ignore-name\" name=\"name\" maxlength=\"12\" placeholder=\"Ignore a player by name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"> <button type=\"submit\" class=\"btn\">Ignore</button></form><p id=\"ignore-error\" class=\"form-error\" role=\"alert\"></p><ul id=\"ignores\" class=\"rows\"></ul><p id=\"ignores-empty\" class=\"empty\">Nobody ignored. Ignored players cannot message you.</p></section><section id=\"tab-chat\" class=\"tab chat\" role=\"tabpanel\" aria-labelledby=\"tab-btn-chat\" hidden><ol id=\"chat\" class=\"chat-log\" aria-live=\"polite\"></ol><p id=\"chat-empty\" class=\"empty\">No messages yet. Click an online friend to message them.</p><form id=\"pm-form\" class=\"pm-form\"><div class=\"pm-to\"><label for=\"pm-to\">To</label> <input id=\"pm-to\" name=\"to\" maxlength=\"12\" list=\"friend-names\" placeholder=\"Name\" autocomplete=\"off\" spellcheck=\"false\" autocapitalize=\"off\"></div><div class=\"pm-line\"><input id=\"pm-text\" name=\"text\" maxlength=\"80\" placeholder=\"Message (Enter sends)\" autocomplete=\"off\"> <button type=\"submit\" class=\"btn primary\">Send</button></div><p id=\"pm-error\" class=\"form-error\" role=\"alert\"></p></form><datalist id=\"friend-names\"></datalist></section></aside>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

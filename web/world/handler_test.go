@@ -1,10 +1,14 @@
 package world_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,9 +130,11 @@ func TestClient_PageHeadersAndAssets(t *testing.T) {
 		}
 	}
 	assets := []struct{ name, ctype string }{
-		{"world.js", "text/javascript; charset=utf-8"},
 		{"world.css", "text/css; charset=utf-8"},
 		{"icon.svg", "image/svg+xml"},
+	}
+	for _, s := range webworld.Scripts {
+		assets = append(assets, struct{ name, ctype string }{s, "text/javascript; charset=utf-8"})
 	}
 	for _, a := range assets {
 		url := webworld.Asset(a.name)
@@ -150,3 +156,46 @@ func TestClient_PageHeadersAndAssets(t *testing.T) {
 		}
 	}
 }
+
+// The page loads every script in static/, each once, in Scripts' order
+// (each script uses the parts the earlier ones added), and no static file
+// grows past STYLE.md's 800 lines.
+func TestClient_ScriptsAllLinkedInOrder(t *testing.T) {
+	resp := get(t, newClient(t, 1), "127.0.0.1:8080", "/client?world=1")
+	body, _ := io.ReadAll(resp.Body)
+	page := string(body)
+	at := -1
+	for _, s := range webworld.Scripts {
+		tag := `<script src="` + webworld.Asset(s) + `" defer></script>`
+		i := strings.Index(page, tag)
+		if i < 0 || strings.Count(page, tag) != 1 {
+			t.Fatalf("page does not link %s once as %s", s, tag)
+		}
+		if i < at {
+			t.Errorf("%s is linked before the script listed ahead of it", s)
+		}
+		at = i
+	}
+	if n := strings.Count(page, "<script "); n != len(webworld.Scripts) {
+		t.Errorf("page has %d scripts, Scripts lists %d", n, len(webworld.Scripts))
+	}
+	files, err := os.ReadDir("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f.Name(), ".js") && !slices.Contains(webworld.Scripts, f.Name()) {
+			t.Errorf("static/%s is not in Scripts: the page would never load it", f.Name())
+		}
+		b, err := os.ReadFile(filepath.Join("static", f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n > maxLines {
+			t.Errorf("static/%s has %d lines, more than %d", f.Name(), n, maxLines)
+		}
+	}
+}
+
+// maxLines is STYLE.md's size limit for a file.
+const maxLines = 800
