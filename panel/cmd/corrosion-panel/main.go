@@ -6,6 +6,7 @@
 //	corrosion-panel user add --name N --role R [--licenses L1,L2] [--password-stdin]
 //	corrosion-panel license add --id ID [--label L]
 //	corrosion-panel dev [flags]
+//	corrosion-panel healthcheck [--url URL]
 //	corrosion-panel version
 package main
 
@@ -32,6 +33,7 @@ commands:
   user add      add an operator: --name N --role admin|operator|viewer [--licenses a,b] [--password-stdin]
   license add   add a license (one agent's host): --id ID [--label L]
   dev           the whole system on this machine: NATS, Postgres, the panel, an agent with two worlds
+  healthcheck   exit 0 if the panel on this machine answers /healthz (for container images): [--url URL]
   version       print the version (also --version)
 
 Every command takes --help.
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, e env) int {
 		return license(ctx, args[1:], e)
 	case "dev":
 		return runDev(ctx, args[1:], e)
+	case "healthcheck":
+		return healthcheck(ctx, args[1:], e)
 	}
 	fmt.Fprintf(e.stderr, "corrosion-panel: unknown command %q\n%s", args[0], usage)
 	return exitUsage

@@ -22,6 +22,7 @@ import (
 
 const usage = `usage: worldsrv [flags]
        worldsrv version (also --version)
+       worldsrv healthcheck [flags] (exit 0 if this world answers /ready)
 
 Runs one game world. Every flag can also be set through the environment
 variable in brackets. Flags:
@@ -37,6 +38,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		case "version", "--version", "-version":
 			fmt.Fprintln(stdout, "worldsrv", buildinfo.Get().String())
 			return 0
+		case "healthcheck":
+			return healthcheck(args[1:], getenv, stdout, stderr)
 		}
 	}
 	cfg, err := config.Load(args, getenv)
