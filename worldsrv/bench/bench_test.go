@@ -28,7 +28,9 @@ func BenchmarkWorldTick(b *testing.B) {
 
 // BenchmarkWorldPM: a stamped PM from a bot on world 10 to a bot on world
 // 11 (and back), client write to client read, beside a raw NATS
-// request-reply on the same NATS server.
+// request-reply on the same NATS server. The PMs start once every sender
+// sees its friend online; a PM answered "That player is currently
+// offline." (or a friend never seen online) fails the benchmark.
 func BenchmarkWorldPM(b *testing.B) {
 	r := scenario(b)
 	b.Run("baseline", func(b *testing.B) {
@@ -43,6 +45,10 @@ func BenchmarkWorldPM(b *testing.B) {
 		b.ReportMetric(float64(r.pm.n), "samples")
 		b.ReportMetric(float64(r.pmOffline), "offline")
 		wall(b, r.pmSecs)
+		if r.pmOffline > 0 || r.pmNotOnline > 0 {
+			b.Errorf("%d PMs answered \"That player is currently offline.\" and %d friend rows never online, "+
+				"with every PM bot logged in and its friend added: want 0 and 0", r.pmOffline, r.pmNotOnline)
+		}
 	})
 }
 

@@ -48,6 +48,10 @@ const (
 	// loginBound bounds the 2,000 logins: about a minute on a quiet machine,
 	// minutes when the two cores are shared with other work.
 	loginBound = 8 * time.Minute
+	// friendsBound bounds the wait, before PMs start, until every bot sees
+	// its friends online (the 2,000 bots' 6,000 FriendAdd answers reach
+	// the world at 100 sidecar events per tick: about 40 s).
+	friendsBound = 3 * time.Minute
 	// settleTicks passes between the 2,000 logging out and logging in again.
 	settleTicks = 10
 	hashFor     = 700 * time.Millisecond // one argon2id baseline run
@@ -74,6 +78,7 @@ type results struct {
 	idleRSS, busyRSS float64 // MB
 	natsRT, pm       latency
 	pmOffline        int          // PMs answered "That player is currently offline."
+	pmNotOnline      int          // friend rows the PM bots never saw online
 	load             swarm.Report // the 2,000-bot run (new accounts)
 	relogin          swarm.Report // existing accounts
 	hashRate         float64      // argon2id hashes per second, both cores
@@ -123,7 +128,7 @@ func runScenario(b *testing.B) results {
 	r.natsRT = natsRoundTrips(b, cl.NATS)
 	r.natsSecs = time.Since(t0).Seconds()
 	t0 = time.Now()
-	r.pm, r.pmOffline = pmAcross(b, w10, w11)
+	r.pm, r.pmOffline, r.pmNotOnline = pmAcross(b, w10, w11)
 	r.pmSecs = time.Since(t0).Seconds()
 	t0 = time.Now()
 	var rates []float64
@@ -180,7 +185,8 @@ func loaded(b *testing.B, w worldtest.World, r *results) {
 	done, online := make(chan outcome, 1), make(chan int, 1)
 	go func() {
 		rep, err := swarm.Run(ctx, swarm.Config{Addrs: []string{w.Game}, Bots: players, Prefix: "load",
-			Password: "pw", Friends: friendsEach, Walk: true, PMRate: loadPMRate, Duration: 10 * time.Minute,
+			Password: "pw", Friends: friendsEach, FriendsOnline: friendsBound, Walk: true, PMRate: loadPMRate,
+			Duration: 10 * time.Minute,
 			InFlight: loginsInFlight, Seed: 2, Logger: slog.New(slog.DiscardHandler),
 			LoggedIn: func(n int) { online <- n }})
 		done <- outcome{rep, err}
@@ -223,6 +229,8 @@ func loaded(b *testing.B, w worldtest.World, r *results) {
 		b.Fatalf("swarm: %v", o.err)
 	}
 	r.load = o.rep
+	b.Logf("load bots: friends online after %.2fs (%d friend rows not); %d PMs answered offline",
+		o.rep.FriendsWaitSeconds, o.rep.FriendsNotOnline, o.rep.PMsOffline)
 }
 
 // waitPlayers waits until w has n players online.
@@ -282,15 +290,22 @@ func percentiles(d []time.Duration) latency {
 }
 
 // pmAcross: pmBots bots alternating between w10 and w11, each befriending
-// the next (on the other world), send stamped PMs at pmRate for pmDuration.
-func pmAcross(b *testing.B, w10, w11 worldtest.World) (lat latency, offline int) {
+// the next (on the other world), send stamped PMs at pmRate for pmDuration,
+// starting once every sender sees its friend online at the other world (as
+// a player would). It returns the latency, the PMs answered "That player
+// is currently offline." and the friend rows never seen online: both 0 in
+// a healthy cluster.
+func pmAcross(b *testing.B, w10, w11 worldtest.World) (lat latency, offline, notOnline int) {
 	b.Helper()
 	rep := run(b, swarm.Config{Addrs: []string{w10.Game, w11.Game}, Bots: pmBots, Prefix: "pm", Password: "pw",
-		Friends: 1, PMRate: pmRate, Duration: pmDuration, Seed: 1})
+		Friends: 1, FriendsOnline: friendsBound, PMRate: pmRate, Duration: pmDuration, Seed: 1})
 	if rep.PMsReceived == 0 {
 		b.Fatalf("no PM crossed the worlds: %+v", rep)
 	}
-	return latency{p50: rep.PMP50Ms * 1000, p99: rep.PMP99Ms * 1000, n: rep.PMsReceived}, rep.SystemMsgs
+	b.Logf("PM bots: friends online after %.2fs (%d not); %d PMs sent, %d received, %d answered offline",
+		rep.FriendsWaitSeconds, rep.FriendsNotOnline, rep.PMsSent, rep.PMsReceived, rep.PMsOffline)
+	lat = latency{p50: rep.PMP50Ms * 1000, p99: rep.PMP99Ms * 1000, n: rep.PMsReceived}
+	return lat, rep.PMsOffline, rep.FriendsNotOnline
 }
 
 // median is the middle of v (the mean of the two middle values for an

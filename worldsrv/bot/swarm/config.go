@@ -30,9 +30,19 @@ type Config struct {
 	Bots      int
 	Prefix    string // bot i is named Prefix + i
 	Password  string
-	Friends   int     // each bot adds this many others (the next ones by number)
-	Walk      bool    // walk every bot to random targets
-	PMRate    float64 // PMs per second, all bots together; 0 none
+	Friends   int // each bot adds this many others (the next ones by number)
+	// FriendsOnline, when above 0, bounds a wait after the friend
+	// requests, before LoggedIn and the steady phase: until every bot sees
+	// each friend that logged in online at that friend's world, as a
+	// player would before messaging it. A friend's status reaches the
+	// sender's world a tick or two after its FriendAdd, and the world
+	// answers a PM sent before that "That player is currently offline.".
+	// Report.FriendsNotOnline counts the friend rows still not online when
+	// the wait ended. 0: no wait (a world without ether never shows a
+	// friend online).
+	FriendsOnline time.Duration
+	Walk          bool    // walk every bot to random targets
+	PMRate        float64 // PMs per second, all bots together; 0 none
 	// Duration is the steady phase, after every login has finished or
 	// failed; the run ends earlier when the context is cancelled.
 	Duration time.Duration
@@ -60,6 +70,8 @@ func (cfg Config) Validate() error {
 		return errors.New("password: must not be empty")
 	case cfg.Friends < 0 || cfg.Friends >= cfg.Bots:
 		return fmt.Errorf("friends: %d, want 0–%d (fewer than bots)", cfg.Friends, cfg.Bots-1)
+	case cfg.FriendsOnline < 0 || cfg.FriendsOnline > MaxDuration:
+		return fmt.Errorf("friends-online: %v, want 0–%v", cfg.FriendsOnline, MaxDuration)
 	case cfg.PMRate < 0:
 		return fmt.Errorf("pm-rate: %g, want ≥ 0", cfg.PMRate)
 	case cfg.Duration <= 0 || cfg.Duration > MaxDuration:

@@ -31,3 +31,22 @@ func TestRun_LoggedInBeforeSteady(t *testing.T) {
 		t.Fatalf("LoggedIn came %v before the end, want at least the steady phase's 500ms", left)
 	}
 }
+
+// Bots on two worlds, each befriending the next (on the other world): the
+// PMs start only once every sender sees its friend online, so none is
+// answered "That player is currently offline." (a friend's status reaches
+// the sender's world a tick or two after its FriendAdd; PMs sent before
+// were answered offline).
+func TestRun_TwoWorlds_PMsWaitForFriendsOnline(t *testing.T) {
+	cl := worldtest.NewCluster(t)
+	w10, w11 := cl.StartSpawn(t, 10), cl.StartSpawn(t, 11)
+	rep, err := swarm.Run(context.Background(), swarm.Config{Addrs: []string{w10, w11}, Bots: 6, Prefix: "pmw",
+		Password: "pw", Friends: 1, FriendsOnline: worldtest.Wait, PMRate: 20, Duration: 2 * time.Second, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Logins != 6 || rep.FriendsNotOnline != 0 || rep.PMsSent == 0 || rep.PMsOffline != 0 ||
+		rep.SystemMsgs != 0 || rep.PMsReceived != rep.PMsSent {
+		t.Fatalf("report %+v: want every friend online and every PM received, none offline", rep)
+	}
+}

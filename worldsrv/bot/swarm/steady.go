@@ -127,7 +127,7 @@ func (r *run) fillAfter(rep *Report) {
 	rep.PMP50Ms, rep.PMP99Ms = percentileMs(r.rec.pms, 0.50), percentileMs(r.rec.pms, 0.99)
 	rep.FriendAdds, rep.WalksSent = r.rec.counts["friend"], r.rec.counts["walk"]
 	rep.PMsSent, rep.PMsReceived = r.rec.counts["pm"], r.rec.counts["pm_in"]
-	rep.SystemMsgs = r.rec.counts["system"]
+	rep.SystemMsgs, rep.PMsOffline = r.rec.counts["system"], r.rec.counts["offline"]
 	rep.Errors = r.rec.errs
 	for _, c := range r.bots {
 		rep.EventsDropped += c.State().Dropped

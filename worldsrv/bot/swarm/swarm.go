@@ -49,6 +49,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		go r.consume(c)
 	}
 	r.addFriends()
+	if r.cfg.FriendsOnline > 0 && r.cfg.Friends > 0 {
+		began := time.Now()
+		rep.FriendsNotOnline = r.waitFriends(ctx)
+		rep.FriendsWaitSeconds = time.Since(began).Seconds()
+	}
 	if cfg.LoggedIn != nil {
 		cfg.LoggedIn(len(r.bots))
 	}
@@ -141,6 +146,9 @@ func (r *run) consume(c *bot.Client) {
 	for ev := range c.Events() {
 		if ev.Kind == bot.EventSystem {
 			r.rec.count("system")
+			if ev.Text == TextOffline {
+				r.rec.count("offline")
+			}
 			r.cfg.Logger.Debug("system message", "bot", c.Name(), "text", ev.Text)
 		}
 		if ev.Kind == bot.EventPM {
@@ -148,20 +156,6 @@ func (r *run) consume(c *bot.Client) {
 			if ev.PM.Stamped {
 				r.rec.pm(ev.PM.Latency)
 			}
-		}
-	}
-}
-
-// addFriends has each bot add the next cfg.Friends bots by number.
-func (r *run) addFriends() {
-	for _, c := range r.bots {
-		i := r.index(c)
-		for k := 1; k <= r.cfg.Friends; k++ {
-			if err := c.AddFriend(r.cfg.name((i + k) % r.cfg.Bots)); err != nil {
-				r.rec.fail("friend", err)
-				continue
-			}
-			r.rec.count("friend")
 		}
 	}
 }

@@ -22,6 +22,7 @@ func TestConfig_Validate_NamesTheField(t *testing.T) {
 		{"bad prefix", "prefix", func(c *Config) { c.Prefix = "b-t" }},
 		{"no password", "password", func(c *Config) { c.Password = "" }},
 		{"friends ≥ bots", "friends", func(c *Config) { c.Friends = 10 }},
+		{"negative friends wait", "friends-online", func(c *Config) { c.FriendsOnline = -time.Second }},
 		{"negative rate", "pm-rate", func(c *Config) { c.PMRate = -1 }},
 		{"no duration", "duration", func(c *Config) { c.Duration = 0 }},
 		{"negative ramp", "ramp", func(c *Config) { c.Ramp = -1 }},
