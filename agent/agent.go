@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -101,6 +102,9 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 		Dir:    filepath.Join(ac.StateDir, "instances", ic.ID),
 		Sink:   inst.console,
 		Logger: a.baseLog,
+		// As root without allow_root no game is started (adopted ones
+		// keep running: stopping them is the operator's call).
+		SpawnCheck: func() error { return ac.RootRefusal(os.Geteuid()) },
 	})
 	if err != nil {
 		return nil, err
@@ -128,6 +132,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	defer stopMetrics()
+	if err := a.cfg.Agent.RootRefusal(os.Geteuid()); err != nil {
+		a.log.Warn("game servers will not be started", "err", err)
+	}
 	a.adoptAll()
 	nc, err := a.connect(ctx)
 	if err != nil {

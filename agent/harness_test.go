@@ -54,8 +54,8 @@ func newHarness(t testing.TB, heartbeatSeconds int, instances string) *harness {
 	return h
 }
 
-// prepareHarness writes the config (extra goes into [agent]) but starts
-// no agent.
+// prepareHarness writes the config (extra goes into [agent]; allow_root =
+// true unless extra sets it) but starts no agent.
 func prepareHarness(t testing.TB, heartbeatSeconds int, instances, extra string) *harness {
 	t.Helper()
 	h := &harness{t: t, ns: natstest.Start(t), dir: t.TempDir(),
@@ -67,6 +67,9 @@ func prepareHarness(t testing.TB, heartbeatSeconds int, instances, extra string)
 	root := filepath.Join(h.dir, "root")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(extra, "allow_root") {
+		extra = "allow_root = true # tests run as root in CI\n" + extra
 	}
 	instances = strings.ReplaceAll(instances, "{{game}}", h.game)
 	instances = strings.ReplaceAll(instances, "{{root}}", root)

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -53,6 +54,26 @@ type Agent struct {
 	HealthyAfter    Duration `toml:"restart_healthy_after"`
 	CrashLoopCount  int      `toml:"crash_loop_count"`
 	CrashLoopWindow Duration `toml:"crash_loop_window"`
+
+	// AllowRoot lets an agent running as root (effective uid 0) start game
+	// servers, which then run as root too. Default false: such a start is
+	// refused (RootRefusal).
+	AllowRoot bool `toml:"allow_root"`
+}
+
+// ErrRunAsRoot: the agent runs as root and allow_root is not set, so it
+// refuses to start game servers (they would run as root).
+var ErrRunAsRoot = errors.New("refusing to run game servers as root: the agent runs as root and agent.allow_root is false " +
+	"(run the agent as an unprivileged user, as `corrosion-agent install` sets up, or set allow_root = true in [agent])")
+
+// RootRefusal is ErrRunAsRoot when an agent with effective uid euid may not
+// start game servers (euid 0 without allow_root), else nil. On Windows
+// os.Geteuid is -1, so nothing is refused.
+func (a *Agent) RootRefusal(euid int) error {
+	if euid == 0 && !a.AllowRoot {
+		return ErrRunAsRoot
+	}
+	return nil
 }
 
 // NATSURLs returns the entries of nats_url, split on commas and trimmed;

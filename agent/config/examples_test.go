@@ -89,7 +89,8 @@ func TestShippedExample_Production(t *testing.T) {
 // TestShippedExample_LocalRunsAsShipped loads the local demo config from
 // the repository root exactly as the quick start does and drives it over
 // NATS: ping, the autostarted ticker's console, start/send/stop of echo.
-// Only the NATS URL and the state directory are pointed at the test's own.
+// Only the NATS URL and the state directory are pointed at the test's own
+// (and allow_root is set when the test runs as root).
 func TestShippedExample_LocalRunsAsShipped(t *testing.T) {
 	t.Chdir(repoRoot)
 	c, err := config.Load(exampleLocal)
@@ -101,6 +102,9 @@ func TestShippedExample_LocalRunsAsShipped(t *testing.T) {
 	}
 	ns := natstest.Start(t)
 	c.Agent.NATSURL, c.Agent.StateDir = ns.URL(), t.TempDir()
+	// As root (CI) the demo needs allow_root, which the file leaves
+	// commented out for people running it as themselves.
+	c.Agent.AllowRoot = os.Geteuid() == 0
 	a, err := agent.New(c, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
 	if err != nil {
 		t.Fatal(err)

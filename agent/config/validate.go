@@ -55,7 +55,10 @@ func (c *Config) Validate() error {
 }
 
 func (a *Agent) validate(p *problems) {
-	if !wire.ValidLicenseID(a.LicenseID) {
+	switch {
+	case a.LicenseID == "":
+		p.add("agent.license_id", "is not set (set agent.license_id to the license this host belongs to)")
+	case !wire.ValidLicenseID(a.LicenseID):
 		p.add("agent.license_id", "%q is not a valid license id (want [A-Za-z0-9_-]{1,64})", a.LicenseID)
 	}
 	validateNATSURL(p, a.NATSURL)

@@ -37,7 +37,7 @@ func TestValidate_Rules(t *testing.T) {
 		subs  []string
 	}{
 		{"license id with space", agent(func(a *Agent) { a.LicenseID = "a b" }), "agent.license_id", []string{`"a b"`, "[A-Za-z0-9_-]{1,64}"}},
-		{"license id empty", agent(func(a *Agent) { a.LicenseID = "" }), "agent.license_id", []string{`""`}},
+		{"license id empty", agent(func(a *Agent) { a.LicenseID = "" }), "agent.license_id", []string{"is not set", "set agent.license_id"}},
 		{"license id too long", agent(func(a *Agent) { a.LicenseID = strings.Repeat("x", 65) }), "agent.license_id", []string{"xxxxx"}},
 		{"license id with dot", agent(func(a *Agent) { a.LicenseID = "a.b" }), "agent.license_id", []string{`"a.b"`}},
 		{"nats url scheme", agent(func(a *Agent) { a.NATSURL = "http://x:4222" }), "agent.nats_url", []string{`"http://x:4222"`, `scheme "http"`}},

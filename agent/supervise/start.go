@@ -61,6 +61,11 @@ func (s *Supervisor) spawnLocked() error {
 // spawn execs the configured command with stdout/stderr appended to the
 // log files and stdin on the FIFO, in a session of its own.
 func (s *Supervisor) spawn() (*run, error) {
+	if s.spawnCheck != nil {
+		if err := s.spawnCheck(); err != nil {
+			return nil, err
+		}
+	}
 	files, offsets, err := s.openChildFiles()
 	if err != nil {
 		return nil, err

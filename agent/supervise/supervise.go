@@ -101,6 +101,11 @@ type Options struct {
 	// (diewithparent.go). Off by default, and never set by the agent,
 	// whose games outlive it.
 	DieWithParent bool
+	// SpawnCheck, when set, is asked before each spawn (start, restart,
+	// crash restart); its error fails that start as ErrStartFailed (the
+	// agent refuses to run games as root this way). Adoption is not
+	// checked.
+	SpawnCheck func() error
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
@@ -121,6 +126,8 @@ type Supervisor struct {
 	// dieWithParent starts children bound to this process's lifetime;
 	// immutable after New.
 	dieWithParent bool
+	// spawnCheck vetoes a spawn (Options.SpawnCheck); immutable after New.
+	spawnCheck func() error
 
 	// sendMu orders the lines written to stdin; it is taken before mu,
 	// never while holding mu.
@@ -166,6 +173,7 @@ func New(opts Options) (*Supervisor, error) {
 		stdinTimeout: opts.StdinTimeout,
 	}
 	s.dieWithParent = opts.DieWithParent
+	s.spawnCheck = opts.SpawnCheck
 	s.warnUnbound()
 	if s.clock == nil {
 		s.clock = realClock{}

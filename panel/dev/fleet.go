@@ -111,6 +111,9 @@ type agentTable struct {
 	NATSURL          string `toml:"nats_url"`
 	HeartbeatSeconds int    `toml:"heartbeat_seconds"`
 	StateDir         string `toml:"state_dir"`
+	// AllowRoot is set when make run runs as root: the agent refuses to
+	// start game servers as root otherwise.
+	AllowRoot bool `toml:"allow_root,omitempty"`
 }
 
 type probeTable struct {
@@ -150,7 +153,7 @@ const heartbeatSeconds = 5
 func writeAgentConfig(p fleetPlan) (string, error) {
 	cfg := agentConfig{
 		Agent: agentTable{LicenseID: License, NATSURL: p.natsURL, HeartbeatSeconds: heartbeatSeconds,
-			StateDir: filepath.Join(p.dir, "agent-state")},
+			StateDir: filepath.Join(p.dir, "agent-state"), AllowRoot: os.Geteuid() == 0},
 		Probe: []probeTable{{Name: "panel", Host: "127.0.0.1", Port: p.panelPort}},
 	}
 	for _, w := range p.worlds {

@@ -76,6 +76,7 @@ state_dir = %q
 restart_backoff_initial = "50ms"
 restart_backoff_max = "200ms"
 log_level = "debug"
+allow_root = true # CI runs the tests as root
 `, license, natsURL, filepath.Join(a.Dir, "state"))
 	for _, in := range instances {
 		a.writeInstance(&b, in, game)
