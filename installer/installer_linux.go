@@ -1,13 +1,170 @@
 package installer
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
-// Placeholder until the systemd installer lands; it keeps the package building.
+	"github.com/corrosion/corrosion/agent/config"
+)
 
-func install(context.Context, Options) error { return ErrUnsupported }
+func defaultConfigPath() string { return linuxConfig }
 
-func uninstall(context.Context, Options) error { return ErrUnsupported }
+// install puts the agent in place as a systemd service. Order: the service
+// account, /etc/corrosion, the binary, the config (never overwritten), the
+// state and games directories, the unit, then systemd (daemon-reload;
+// enable --now only when the config validates).
+func install(ctx context.Context, o Options) error {
+	s, err := newSession(o, "install")
+	if err != nil {
+		return err
+	}
+	if err := s.ensureUser(ctx); err != nil {
+		return err
+	}
+	if err := s.ensureDir(ConfigDir, 0o755, rootOwned); err != nil {
+		return err
+	}
+	binChanged, err := s.installBinary()
+	if err != nil {
+		return err
+	}
+	if _, err := s.writeFile(s.o.ConfigPath, []byte(ConfigTemplate), 0o640, rootService, keepExisting); err != nil {
+		return err
+	}
+	for _, d := range []string{StateDir, GamesDir} {
+		if err := s.ensureDir(d, 0o750, serviceOwned); err != nil {
+			return err
+		}
+	}
+	unit := SystemdUnit(UnitOptions{Binary: BinaryPath, ConfigPath: s.o.ConfigPath})
+	unitChanged, err := s.writeFile(UnitPath, []byte(unit), 0o644, rootOwned, replaceDifferent)
+	if err != nil {
+		return err
+	}
+	return s.activate(ctx, unitChanged || binChanged)
+}
 
-func status(context.Context, Options) (string, error) { return "", ErrUnsupported }
+// sourceBinary is the agent binary to install: Options.Binary or this
+// executable.
+func (s *session) sourceBinary() (string, error) {
+	src := s.o.Binary
+	if src == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("find this executable: %w", err)
+		}
+		src = exe
+	}
+	if resolved, err := filepath.EvalSymlinks(src); err == nil {
+		src = resolved
+	}
+	return filepath.Abs(src)
+}
 
-func defaultConfigPath() string { return "/etc/corrosion/agent.toml" }
+// installBinary copies the agent binary to BinaryPath unless the same
+// bytes are there already, and reports whether it changed (or would).
+func (s *session) installBinary() (bool, error) {
+	src, err := s.sourceBinary()
+	if err != nil {
+		return false, err
+	}
+	dst := s.host(BinaryPath)
+	if same, _ := filepath.EvalSymlinks(dst); same == src {
+		s.ok("%s (this binary)", BinaryPath)
+		return false, nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return false, fmt.Errorf("read the agent binary: %w", err)
+	}
+	if cur, err := os.ReadFile(dst); err == nil && bytes.Equal(cur, data) {
+		s.ok("%s (same binary)", BinaryPath)
+		return false, nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("read %s: %w", BinaryPath, err)
+	}
+	return true, s.act(fmt.Sprintf("install %s as %s 0755 root:root", src, BinaryPath),
+		func() error { return s.writeAtomic(dst, data, 0o755, rootOwned) })
+}
+
+// activate tells systemd: daemon-reload after a change, then enable --now
+// when the config validates (restart when the binary or unit changed
+// under a running agent: games keep running), or say what to fix. With
+// Root only the unit is enabled, offline.
+func (s *session) activate(ctx context.Context, changed bool) error {
+	if s.o.Root == "" && !systemdRunning() {
+		s.skip("systemctl: systemd is not running on this host (no /run/systemd/system); run %s yourself", BinaryPath)
+		return nil
+	}
+	if s.o.Root == "" && changed {
+		if err := s.act("systemctl daemon-reload", func() error {
+			_, err := s.systemctl(ctx, "daemon-reload")
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if problems := s.configProblems(); problems != nil {
+		s.notEnabled(problems)
+		return nil
+	}
+	st, err := s.queryService(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.o.Root != "" && st.isEnabled():
+		s.ok("service %s enabled (not started: --root)", ServiceName)
+		return nil
+	case s.o.Root != "":
+		return s.act(fmt.Sprintf("systemctl --root=%s enable %s (offline: nothing is started)", s.o.Root, ServiceName),
+			func() error { _, err := s.systemctl(ctx, "enable", ServiceName); return err })
+	case !st.isEnabled() || !st.isActive():
+		return s.act("systemctl enable --now "+ServiceName,
+			func() error { _, err := s.systemctl(ctx, "enable", "--now", ServiceName); return err })
+	case changed:
+		return s.act("systemctl restart "+ServiceName+" (new binary or unit; game servers keep running and are adopted)",
+			func() error { _, err := s.systemctl(ctx, "restart", ServiceName); return err })
+	}
+	s.ok("service %s enabled and %s", ServiceName, st.active)
+	return nil
+}
+
+// notEnabled says why the service was not enabled and what to do next.
+func (s *session) notEnabled(problems []string) {
+	cfg := s.o.ConfigPath
+	s.skip("enable %s: %s does not validate yet:", ServiceName, cfg)
+	for _, p := range problems {
+		s.printf("       %s", p)
+	}
+	s.printf("     next: edit %s, check it with `%s validate --config %s`,", cfg, BinaryPath, cfg)
+	s.printf("           then run `sudo %s install` again (or `sudo systemctl enable --now %s`)", BinaryPath, ServiceName)
+}
+
+// configProblems validates the config the service will read (the
+// template, in a dry run that would write it) with the variables of
+// agent.env, one problem per line; nil when it is valid.
+func (s *session) configProblems() []string {
+	data, err := os.ReadFile(s.host(s.o.ConfigPath))
+	if errors.Is(err, fs.ErrNotExist) && s.o.DryRun {
+		data, err = []byte(ConfigTemplate), nil
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("read config: %v", err)}
+	}
+	env := map[string]string{}
+	if b, err := os.ReadFile(s.host(EnvFilePath)); err == nil {
+		env = parseEnvFile(b)
+	}
+	_, err = config.Parse(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}

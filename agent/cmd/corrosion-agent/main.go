@@ -4,6 +4,9 @@
 //	corrosion-agent run --config FILE
 //	corrosion-agent validate --config FILE
 //	corrosion-agent version
+//	corrosion-agent install [--root DIR] [--dry-run] [--config PATH] [--binary PATH] [--print-unit]
+//	corrosion-agent uninstall [--root DIR] [--dry-run]
+//	corrosion-agent service-status
 package main
 
 import (
@@ -26,6 +29,11 @@ const usage = `usage:
   corrosion-agent run --config FILE        supervise the instances and serve NATS
   corrosion-agent validate --config FILE   check a config file and exit
   corrosion-agent version                  print version, commit and build time
+  corrosion-agent install [--dry-run] [--config FILE] [--binary FILE] [--root DIR]
+                                           install the agent as a service (idempotent)
+  corrosion-agent install --print-unit     print the systemd unit, change nothing
+  corrosion-agent uninstall [--dry-run]    stop and remove the service; keep config and data
+  corrosion-agent service-status           is the service installed, enabled, running?
 `
 
 func main() {
@@ -42,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "corrosion-agent %s\n", buildinfo.Get())
 		return 0
 	case "run", "validate":
+	case "install", "uninstall", "service-status":
+		return runInstaller(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -62,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if args[0] == "validate" {
 		fmt.Fprintf(stdout, "%s: ok (%d instances)\n", *path, len(cfg.Instances))
+		if err := cfg.Agent.RootRefusal(os.Geteuid()); err != nil {
+			fmt.Fprintf(stderr, "warning: run as root, this agent would not start game servers: %v\n", err)
+		}
 		return 0
 	}
 	return serve(cfg, stderr)
