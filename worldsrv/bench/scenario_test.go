@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,6 +141,10 @@ func runScenario(b *testing.B) results {
 	r.hashRate = median(rates)
 	r.hashSecs = time.Since(t0).Seconds()
 
+	if !loadSelected() {
+		b.Logf("the -bench pattern selects no benchmark of the 2,000-bot load: its part of the scenario is left out")
+		return r
+	}
 	loaded(b, w10, &r)
 	// The 2,000 have logged out; ether ends their sessions (the cluster's
 	// login lock) a little after the world lets them go.
@@ -146,6 +153,28 @@ func runScenario(b *testing.B) results {
 	r.relogin = run(b, swarm.Config{Addrs: []string{w10.Game}, Bots: relogins, Prefix: "load", Password: "pw",
 		Duration: time.Second, InFlight: reloginsInFlight, Seed: 3})
 	return r
+}
+
+// loadSelected reports whether the -test.bench pattern selects a benchmark
+// that reports the 2,000-bot load (all but BenchmarkWorldPM), so that
+// `-bench BenchmarkWorldPM` runs only the parts it reports. A pattern it
+// cannot read selects the load.
+func loadSelected() bool {
+	f := flag.Lookup("test.bench")
+	if f == nil {
+		return true
+	}
+	top, _, _ := strings.Cut(f.Value.String(), "/")
+	re, err := regexp.Compile(top)
+	if err != nil {
+		return true
+	}
+	for _, name := range []string{"BenchmarkWorldTick", "BenchmarkWorldLogins", "BenchmarkWorldRSS"} {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // run is one swarm run that must log everyone in.
