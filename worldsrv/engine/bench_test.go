@@ -18,6 +18,11 @@ import (
 // would.
 func benchWorld(b *testing.B, n int) (*Engine, []*Client) {
 	m := terrain.Generate(7, terrain.Grassland, terrain.DefaultSize, terrain.DefaultSize)
+	return benchWorldOn(b, m, n, func(i int) (uint64, string) { return uint64(1000 + i), "p" + strconv.Itoa(i) })
+}
+
+// benchWorldOn is benchWorld on m with player i's account from acc.
+func benchWorldOn(b *testing.B, m *terrain.Map, n int, acc func(i int) (uint64, string)) (*Engine, []*Client) {
 	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
 		// The players are placed directly, so no account check ever runs:
 		// a nil store stands in for the accounts.
@@ -33,7 +38,8 @@ func benchWorld(b *testing.B, n int) (*Engine, []*Client) {
 			b.Fatal(err)
 		}
 		e.admit(now)
-		e.accept(c, account.Account{User37: uint64(1000 + i), Name: "p" + strconv.Itoa(i)}, e.allocPID(), nil)
+		user37, name := acc(i)
+		e.accept(c, account.Account{User37: user37, Name: name}, e.allocPID(), nil)
 		cs = append(cs, c)
 	}
 	return e, cs
@@ -149,4 +155,115 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The shape of worldsrv/bench's measured window (see BenchmarkInfo).
+const (
+	swarmBots    = 2000 // bots logged in
+	swarmWarmup  = 17   // ticks walked before the window
+	swarmWindow  = 100  // ticks measured: the stats window
+	swarmReach   = 20   // a walk's target is within this many tiles
+	swarmEvery   = 5    // ticks between a bot's walks: 3 s …
+	swarmJitter  = 6    // … plus up to 3 s more (0 to 5 ticks)
+	swarmNodeID  = 10   // the bench's world: its default seed and biome
+	swarmOutQ    = 4    // chunks a client may have queued (drained each tick)
+	swarmSeedRNG = 2    // the walkers' random stream
+)
+
+// swarmWorld is worldsrv/bench's world 10 with its 2,000 bots, in
+// process: the default map of node 10, players "load0" to "load1999"
+// logged in on the spawn tiles their accounts give them (no save), each
+// walking as worldsrv/bot/swarm's walkers do.
+type swarmWorld struct {
+	e    *Engine
+	cs   []*Client
+	rng  *rand.Rand
+	next []int // tick of each bot's next walk
+	i    int   // ticks run
+	now  time.Time
+}
+
+func newSwarmWorld(b *testing.B) *swarmWorld {
+	seed := terrain.DefaultSeed(swarmNodeID)
+	m := swarmMap(seed)
+	e, cs := benchWorldOn(b, m, swarmBots, func(i int) (uint64, string) {
+		name := "load" + strconv.Itoa(i)
+		user37, err := proto.EncodeName(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return user37, name
+	})
+	return &swarmWorld{e: e, cs: cs, rng: rand.New(rand.NewPCG(swarmSeedRNG, 0)),
+		next: make([]int, len(cs)), now: time.Unix(0, 0)}
+}
+
+// swarmMap is node 10's default map, generated once.
+var swarmMap = func() func(seed uint64) *terrain.Map {
+	var m *terrain.Map
+	return func(seed uint64) *terrain.Map {
+		if m == nil {
+			m = terrain.Generate(seed, terrain.BiomeFromSeed(seed), terrain.DefaultSize, terrain.DefaultSize)
+		}
+		return m
+	}
+}()
+
+// run runs n ticks: the bots due send a Walk first, and every chunk is
+// drained (and recycled) after the tick, as the network writers do.
+func (s *swarmWorld) run(n int) {
+	for range n {
+		for j, c := range s.cs {
+			if s.i < s.next[j] {
+				continue
+			}
+			s.next[j] = s.i + swarmEvery + s.rng.IntN(swarmJitter)
+			p := c.player.pos
+			c.lastHeard = s.now
+			c.in <- &proto.Walk{X: reach(s.rng, p.X, s.e.world.Width()), Y: reach(s.rng, p.Y, s.e.world.Height())}
+		}
+		s.now = s.now.Add(600 * time.Millisecond)
+		s.e.Tick(s.now)
+		s.i++
+		for _, c := range s.cs {
+			select {
+			case chunk := <-c.out:
+				c.Recycle(chunk)
+			default:
+			}
+		}
+	}
+}
+
+// reach is a coordinate within swarmReach tiles of v on a side of size.
+func reach(rng *rand.Rand, v uint16, size int) uint16 {
+	return uint16(min(max(int(v)+rng.IntN(2*swarmReach+1)-swarmReach, 0), size-1))
+}
+
+// BenchmarkInfo is worldsrv/bench's measured window in process: the 2,000
+// bots start walking together on the spawn tiles, walk swarmWarmup ticks,
+// and each op is the swarmWindow ticks that follow (the bench's /status
+// window). It reports the info phase's and the whole tick's p50/p99 over
+// the window, and the process's CPU time per tick.
+func BenchmarkInfo(b *testing.B) {
+	var st Stats
+	var cpu time.Duration
+	for range b.N {
+		b.StopTimer()
+		s := newSwarmWorld(b)
+		s.run(swarmWarmup)
+		b.StartTimer()
+		cpu0 := cpuTime(b)
+		s.run(swarmWindow)
+		cpu += cpuTime(b) - cpu0
+		st = s.e.Stats()
+		if st.Players != swarmBots {
+			b.Fatalf("%d players left", st.Players)
+		}
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*swarmWindow), "cpu-µs/tick")
+	b.ReportMetric(float64(st.Phases[phaseInfo].P50.Microseconds()), "info-p50-µs")
+	b.ReportMetric(float64(st.Phases[phaseInfo].P99.Microseconds()), "info-p99-µs")
+	b.ReportMetric(float64(st.Tick.P50.Microseconds()), "tick-p50-µs")
+	b.ReportMetric(float64(st.Tick.P99.Microseconds()), "tick-p99-µs")
 }

@@ -24,7 +24,9 @@
 //	                      PMs; Connected → PlayerResync for everyone, RefreshAll
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
-//	                      15 tiles, from a grid of 16-tile cells) when it changed
+//	                      15 tiles) when it changed: each occupied tile's list
+//	                      is built (from the players sorted by tile) and
+//	                      encoded once, its occupants share the bytes
 //	outputs               queues each client's frames of this tick as one
 //	                      chunk, waking no writer
 //	cleanup               releases the connections the engine is done with

@@ -81,12 +81,11 @@ type Engine struct {
 	pendingOrder []*pendingLogin   // pending logins in arrival order
 	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
 	holding      []*player         // players with PMs held for their friend list (may be stale: check byUser)
-	grid         grid
-	keys, sorted []uint32  // tileKeys' scratch
-	near         nearCache // the info phase's lists by tile
-	info         struct {  // the info phase's frames, reused
+	tiles        tileIndex         // the info phase's players by tile
+	lists        tileLists         // the info phase's lists by tile
+	info         struct {          // the info phase's frames, reused
 		pos    proto.Position
-		nearby proto.Nearby
+		nearby nearbyFrame
 	}
 	lastNow       time.Time
 	handed        bool      // this tick queued a chunk: release the writers after it
@@ -118,7 +117,8 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		accepts: make(chan *Client, cfg.AcceptQueue), auths: make(chan authResult, cfg.MaxAuthInFlight),
 		addrs: map[string]int{}, byUser: map[uint64]*player{}, pending: map[uint64]*pendingLogin{},
 		saves: map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
-		grid: newGrid(deps.Map.Width(), deps.Map.Height())}
+		tiles: newTileIndex(deps.Map.Width(), deps.Map.Height(), cfg.MaxPlayers),
+		lists: newTileLists(cfg.MaxPlayers)}
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -66,7 +66,8 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 	m := testMap()
 	for _, tc := range []struct{ n, span int }{{1, 128}, {2, 128}, {50, 128}, {300, 20}, {600, 20}, {900, 6}, {400, 1}} {
 		n := tc.n
-		e := &Engine{world: m, grid: newGrid(m.Width(), m.Height()), players: make([]*player, n+1)}
+		e := &Engine{world: m, tiles: newTileIndex(m.Width(), m.Height(), n), lists: newTileLists(n),
+			players: make([]*player, n+1)}
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
 		var ps []*player
 		for i := range n {
@@ -74,10 +75,10 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 				pos: terrain.Point{X: uint16(rng.IntN(tc.span)), Y: uint16(rng.IntN(tc.span))}})
 			e.players[i+1] = ps[i]
 		}
-		e.grid.build(e.players)
-		e.near.reset(e.players)
+		e.tiles.build(e.players)
+		e.lists.compute(&e.tiles, e.players)
 		for _, p := range ps {
-			got := e.nearby(p, nil)
+			got := listOf(t, e, p)
 			var want []proto.NearbyPlayer
 			for _, o := range ps {
 				if o != p && chebyshev(p, o) <= proto.NearbyRadius {
@@ -148,4 +149,16 @@ func TestTick_ReleasesWritersAfterItsPhases(t *testing.T) {
 	if s := w.e.Stats(); s.Release.Max <= 0 {
 		t.Fatalf("release not timed: %+v", s.Release)
 	}
+}
+
+// listOf is p's Nearby list as the info phase has built it, decoded.
+func listOf(t *testing.T, e *Engine, p *player) []proto.NearbyPlayer {
+	t.Helper()
+	a, b := e.lists.of(&e.tiles, p.pid)
+	frame := nearbyFrame{a: a, b: b}
+	m, err := proto.DecodeWorld(frame.AppendPayload(nil))
+	if err != nil {
+		t.Fatalf("pid %d: %v", p.pid, err)
+	}
+	return slices.Clone(m.(*proto.Nearby).Players)
 }

@@ -1,193 +1,160 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
-// crowd is the number of players in the cells around a tile above which
-// its list walks the tiles ring by ring instead of checking each of them.
-const crowd = 512
-
-// tileLimit is how many keys a tile's list keeps: MaxNearby others plus
-// the occupant the list is for.
+// tileLimit is how many entries a tile's list keeps: MaxNearby others
+// plus the occupant the list is for.
 const tileLimit = proto.MaxNearby + 1
 
-// nearCache holds, for one info phase, each occupied tile's list: the keys
-// (distance<<16 | pid) of the players within NearbyRadius of the tile,
+// entrySize is the encoded size of one Nearby entry (pid u16, name37
+// u64, x u16, y u16): see proto.Nearby.
+const entrySize = 2 + 8 + 2 + 2
+
+// distBits holds a distance up to NearbyRadius in a sort key.
+const distBits = 4
+
+var _ [1<<distBits - 1 - proto.NearbyRadius]struct{} // NearbyRadius fits in distBits
+
+// tileLists holds, for one info phase, each occupied tile's list, encoded:
+// the Nearby entries of the players within NearbyRadius of the tile,
 // occupants included, nearest first then by pid, at most tileLimit. Every
-// player on a tile shares it (a spawn crowd stacks many on each tile).
-type nearCache struct {
-	spans   map[int]nearSpan // tile → its keys in arena
-	arena   []uint32
-	entries []proto.NearbyPlayer // by pid: each player's Nearby entry this tick, side by side
+// player on the tile shares it, less its own entry (see of), so a list
+// is built and encoded once per tile, not once per player.
+type tileLists struct {
+	pidBits uint        // immutable after New: the bits of the largest pid
+	entries [][2]uint64 // by pid: the player's entry this tick, bytes 0-7 and 6-13 as little-endian words
+	spans   []listSpan  // by the tile's index in tileIndex.tiles
+	arena   []byte      // the lists' entries, side by side
+	keys    []uint32    // scratch: a tile's sort keys
+	tmp     []uint32    // scratch: the radix sort's other buffer
 }
 
-type nearSpan struct{ start, end int }
+// listSpan is a tile's list in the arena: n entries from byte off.
+type listSpan struct{ off, n int32 }
 
-// reset empties the cache for a new info phase over players (by pid).
-func (c *nearCache) reset(players []*player) {
-	if c.spans == nil {
-		c.spans = map[int]nearSpan{}
-	}
-	clear(c.spans)
-	c.arena = c.arena[:0]
-	c.entries = slices.Grow(c.entries[:0], len(players))[:len(players)]
+func newTileLists(maxPID int) tileLists {
+	return tileLists{pidBits: uint(bits.Len(uint(maxPID))), entries: make([][2]uint64, maxPID+1)}
+}
+
+// compute builds every occupied tile's list from ix over players (by pid).
+func (l *tileLists) compute(ix *tileIndex, players []*player) {
 	for pid, p := range players {
 		if p != nil {
-			c.entries[pid] = proto.NearbyPlayer{PID: p.pid, Name37: p.user37, X: p.pos.X, Y: p.pos.Y}
+			l.entries[pid] = encodeEntry(p)
 		}
+	}
+	l.spans = slices.Grow(l.spans[:0], len(ix.tiles))[:len(ix.tiles)]
+	l.arena = l.arena[:0]
+	for i, t := range ix.tiles {
+		l.spans[i] = l.tile(ix, int(t))
 	}
 }
 
-// nearby appends to dst the other players within NearbyRadius of p
-// (Chebyshev), nearest first (then by pid), at most MaxNearby: its tile's
-// list without p.
-func (e *Engine) nearby(p *player, dst []proto.NearbyPlayer) []proto.NearbyPlayer {
-	x, y := int(p.pos.X), int(p.pos.Y)
-	t := y*e.grid.width + x
-	span, ok := e.near.spans[t]
-	if !ok {
-		keys := e.tileKeys(x, y)
-		span = nearSpan{start: len(e.near.arena)}
-		e.near.arena = append(e.near.arena, keys...)
-		span.end = len(e.near.arena)
-		e.near.spans[t] = span
-	}
-	n := 0
-	for _, k := range e.near.arena[span.start:span.end] {
-		if uint16(k) == p.pid {
-			continue
-		}
-		if n == proto.MaxNearby {
-			break
-		}
-		dst = append(dst, e.near.entries[k&0xffff])
-		n++
-	}
-	return dst
+// encodeEntry is p's Nearby entry as two overlapping words (see entries).
+func encodeEntry(p *player) [2]uint64 {
+	var b [entrySize]byte
+	binary.BigEndian.PutUint16(b[0:], p.pid)
+	binary.BigEndian.PutUint64(b[2:], p.user37)
+	binary.BigEndian.PutUint16(b[10:], p.pos.X)
+	binary.BigEndian.PutUint16(b[12:], p.pos.Y)
+	return [2]uint64{binary.LittleEndian.Uint64(b[0:]), binary.LittleEndian.Uint64(b[entrySize-8:])}
 }
 
-// tileKeys is tile (x, y)'s list (see nearCache), in e.keys. The grid
-// cells the radius touches give the candidates; when they hold a crowd
-// (the spawn area at a login rush) the tiles are walked outward ring by
-// ring instead, stopping at the ring that completes the list, so a crowd
-// costs what the players listed cost rather than all of its pairs.
-func (e *Engine) tileKeys(x, y int) []uint32 {
-	const r = proto.NearbyRadius
-	cx0, cx1 := max(0, (x-r)/cellSize), min(e.grid.w-1, (x+r)/cellSize)
-	cy0, cy1 := max(0, (y-r)/cellSize), min(e.grid.h-1, (y+r)/cellSize)
-	n := 0
-	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			n += len(e.grid.cells[cy*e.grid.w+cx])
-		}
-	}
-	keys := e.keys[:0]
-	if n > crowd {
-		keys = e.rings(x, y, keys)
-	} else {
-		var perDist distCounts
-		for cy := cy0; cy <= cy1; cy++ {
-			for cx := cx0; cx <= cx1; cx++ {
-				for _, o := range e.grid.cells[cy*e.grid.w+cx] {
-					if d := max(abs(x-int(o.pos.X)), abs(y-int(o.pos.Y))); d <= r {
-						keys = append(keys, uint32(d)<<16|uint32(o.pid))
-						perDist[d]++
-					}
-				}
-			}
-		}
-		keys = e.sortKeys(keys, &perDist)
-	}
-	keys = keys[:min(len(keys), tileLimit)]
-	e.keys = keys
-	return keys
+// tile builds and encodes tile t's list. Only the players within the
+// least radius that holds tileLimit of them are candidates (the tile
+// index counts any square in four lookups), so a crowd costs what its
+// list costs rather than everyone within NearbyRadius; their keys
+// (distance, then pid) are radix sorted.
+func (l *tileLists) tile(ix *tileIndex, t int) listSpan {
+	x, y := t%ix.width, t/ix.width
+	keys := ix.collect(x, y, ix.radius(x, y), l.pidBits, l.keys[:0])
+	keys, l.tmp = radixSort(keys, l.tmp, l.pidBits+distBits)
+	l.keys = keys
+	return l.encode(keys[:min(len(keys), tileLimit)])
 }
 
-// distCounts counts a tile's candidates by distance.
-type distCounts [proto.NearbyRadius + 1]int
-
-// sortKeys orders keys as slices.Sort would, far enough for the first
-// tileLimit: a counting sort by distance into e.sorted, then each
-// distance's pids sorted (the cells list them in pid order, so a bucket
-// from one cell is sorted already). It returns the sorted slice and keeps
-// the other as scratch.
-func (e *Engine) sortKeys(keys []uint32, perDist *distCounts) []uint32 {
-	var at distCounts
-	total := 0
-	for d, c := range perDist {
-		at[d] = total
-		total += c
+// encode appends the entries of the players keys name to the arena.
+func (l *tileLists) encode(keys []uint32) listSpan {
+	off := len(l.arena)
+	size := entrySize * len(keys)
+	// Each entry is two 8-byte stores; the last one's second store
+	// runs 2 bytes past its end, into the next list's room.
+	l.arena = slices.Grow(l.arena, size+2)[:off+size+2]
+	b := l.arena[off:]
+	mask := uint32(1)<<l.pidBits - 1
+	for i, k := range keys {
+		e := &l.entries[k&mask]
+		binary.LittleEndian.PutUint64(b[i*entrySize:], e[0])
+		binary.LittleEndian.PutUint64(b[i*entrySize+entrySize-8:], e[1])
 	}
-	out := slices.Grow(e.sorted[:0], len(keys))[:len(keys)]
-	for _, k := range keys {
-		d := k >> 16
-		out[at[d]] = k
-		at[d]++
-	}
-	begin := 0
-	for d := range perDist {
-		if begin >= tileLimit {
-			break
-		}
-		end := at[d]
-		if bucket := out[begin:end]; !slices.IsSorted(bucket) {
-			slices.Sort(bucket)
-		}
-		begin = end
-	}
-	e.sorted = keys
-	return out
+	l.arena = l.arena[:off+size]
+	return listSpan{off: int32(off), n: int32(len(keys))}
 }
 
-// rings appends the keys of the players around tile (x, y), ring by ring,
-// until tileLimit or NearbyRadius. Each ring's pids are marked in a bitmap
-// (e.grid.marks) and read back in pid order, so no ring needs sorting.
-func (e *Engine) rings(x, y int, keys []uint32) []uint32 {
-	g := &e.grid
-	height := len(g.head) / g.width
-	for d := 0; d <= proto.NearbyRadius && len(keys) < tileLimit; d++ {
-		x0, x1 := max(x-d, 0), min(x+d, g.width-1)
-		y0, y1 := max(y-d+1, 0), min(y+d-1, height-1)
-		span := markSpan{lo: len(g.marks), hi: -1}
-		if y-d >= 0 {
-			g.mark(&span, (y-d)*g.width+x0, (y-d)*g.width+x1, 1)
-		}
-		if d > 0 && y+d < height {
-			g.mark(&span, (y+d)*g.width+x0, (y+d)*g.width+x1, 1)
-		}
-		if d > 0 && x-d >= 0 && y0 <= y1 {
-			g.mark(&span, y0*g.width+x-d, y1*g.width+x-d, g.width)
-		}
-		if d > 0 && x+d < g.width && y0 <= y1 {
-			g.mark(&span, y0*g.width+x+d, y1*g.width+x+d, g.width)
-		}
-		for w := span.lo; w <= span.hi; w++ {
-			for word := g.marks[w]; word != 0; word &= word - 1 {
-				keys = append(keys, uint32(d)<<16|uint32(w<<6+bits.TrailingZeros64(word)))
-			}
-			g.marks[w] = 0
-		}
+// of is the Nearby entries of the player pid, in two parts: its tile's
+// list without its own entry, at most MaxNearby. The tile's occupants
+// lead its list in pid order, so the player's entry is at its rank, unless
+// more than tileLimit share the tile and it ranks past them.
+func (l *tileLists) of(ix *tileIndex, pid uint16) (a, b []byte) {
+	s := l.spans[ix.tileOf[pid]]
+	list := l.arena[s.off : s.off+entrySize*s.n]
+	r := ix.rank[pid]
+	if r >= s.n {
+		return list[:entrySize*proto.MaxNearby], nil
 	}
-	return keys
+	return list[:entrySize*r], list[entrySize*(r+1):]
 }
 
-// markSpan is the range of bitmap words a ring marked.
-type markSpan struct{ lo, hi int }
+// sameEntries reports whether sent holds a's entries then b's.
+func sameEntries(sent, a, b []byte) bool {
+	return len(sent) == len(a)+len(b) && bytes.Equal(sent[:len(a)], a) && bytes.Equal(sent[len(a):], b)
+}
 
-// mark sets the bit of every occupant of the tiles from t0 to t1 (both
-// included) stepping by step, widening s to the words it touched.
-func (g *grid) mark(s *markSpan, t0, t1, step int) {
-	lo, hi := s.lo, s.hi
-	for t := t0; t <= t1; t += step {
-		for pid := g.head[t]; pid != 0; pid = g.next[pid] {
-			w := int(pid >> 6)
-			g.marks[w] |= 1 << (pid & 63)
-			lo, hi = min(lo, w), max(hi, w)
-		}
+// nearbyFrame is a Nearby (see proto.Nearby) whose entries are encoded
+// already: a's, then b's.
+type nearbyFrame struct{ a, b []byte }
+
+func (nearbyFrame) Op() proto.WorldOp { return proto.OpNearby }
+
+func (m *nearbyFrame) AppendPayload(dst []byte) []byte {
+	n := (len(m.a) + len(m.b)) / entrySize
+	dst = binary.BigEndian.AppendUint16(append(dst, byte(proto.OpNearby)), uint16(n))
+	return append(append(dst, m.a...), m.b...)
+}
+
+// radixSort sorts keys, all below 1<<bits, ascending: a least significant
+// digit first radix sort on bytes, through tmp. It returns the sorted keys
+// and the other buffer, for reuse.
+func radixSort(keys, tmp []uint32, bits uint) (sorted, scratch []uint32) {
+	if cap(tmp) < len(keys) {
+		tmp = make([]uint32, len(keys), cap(keys))
 	}
-	s.lo, s.hi = lo, hi
+	tmp = tmp[:len(keys)]
+	for shift := uint(0); shift < bits && len(keys) > 0; shift += 8 {
+		var at [256]int32
+		for _, k := range keys {
+			at[k>>shift&0xff]++
+		}
+		if int(at[keys[0]>>shift&0xff]) == len(keys) {
+			continue // one value of this digit: the order stands
+		}
+		sum := int32(0)
+		for i, c := range at {
+			at[i], sum = sum, sum+c
+		}
+		for _, k := range keys {
+			d := k >> shift & 0xff
+			tmp[at[d]] = k
+			at[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, tmp
 }

@@ -31,9 +31,8 @@ type player struct {
 	leaving bool
 	reason  proto.LogoutReason
 
-	sentPos terrain.Point        // the last Position sent
-	nearby  []proto.NearbyPlayer // the last Nearby sent
-	scratch []proto.NearbyPlayer // this tick's Nearby, built in info
+	sentPos    terrain.Point // the last Position sent
+	sentNearby []byte        // the last Nearby sent: its entries, encoded
 }
 
 // accept makes c a player: the client hears LoginResponse(2), MapInfo,

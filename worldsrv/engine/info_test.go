@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/corrosion/corrosion/worldsrv/account"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+	"github.com/corrosion/corrosion/worldsrv/terrain"
+)
+
+// infoSim is one player of TestInfo_NearbyMatchesAllPairsOverTicks: its
+// test client and the Nearby list it was last sent.
+type infoSim struct {
+	c    *client
+	seen []proto.NearbyPlayer
+}
+
+// Over many ticks of random walks, logins (on the spawn tiles, on random
+// tiles, hundreds on one tile) and logouts, every client always holds the
+// all-pairs list (the players within 15 tiles, nearest first then by pid,
+// at most 255), and gets a Nearby exactly in the ticks where it changed.
+func TestInfo_NearbyMatchesAllPairsOverTicks(t *testing.T) {
+	w := newWorld(t, Config{EtherOff: true, MaxPlayers: 700, OutQueue: 4},
+		// Players are placed directly: no account check runs.
+		Deps{Accounts: (*account.Store)(nil)})
+	rng := rand.New(rand.NewPCG(10, 11))
+	pile := w.e.spawns[0]
+	var sims []*infoSim
+	for tick := range 120 {
+		n := rng.IntN(8)
+		if tick == 5 {
+			n = 300 // a pile on one tile: more than tileLimit share it
+		}
+		for range n {
+			if len(w.e.byUser) < w.e.cfg.MaxPlayers-10 {
+				sims = append(sims, w.placeAt(len(sims), infoStart(rng, w.e, tick, pile)))
+			}
+		}
+		sims = w.wanderAndLeave(rng, sims)
+		w.tick()
+		for _, s := range sims {
+			checkNearby(t, w.e, tick, s)
+		}
+	}
+}
+
+// infoStart is where a player of the test logs in: a spawn tile (no
+// save), the pile at tick 5, or a random walkable tile.
+func infoStart(rng *rand.Rand, e *Engine, tick int, pile terrain.Point) []byte {
+	switch {
+	case tick == 5:
+		return save{Pos: pile}.encode()
+	case rng.IntN(2) == 0:
+		return nil
+	}
+	for {
+		x, y := rng.IntN(e.world.Width()), rng.IntN(e.world.Height())
+		if e.world.Walkable(x, y) {
+			return save{Pos: terrain.Point{X: uint16(x), Y: uint16(y)}}.encode()
+		}
+	}
+}
+
+// placeAt logs player i in directly, from blob (a save, or nil).
+func (w *world) placeAt(i int, blob []byte) *infoSim {
+	w.t.Helper()
+	c := w.connect("10.1." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250))
+	w.e.admit(w.now)
+	w.e.accept(c.c, account.Account{User37: uint64(5000 + i), Name: "sim" + strconv.Itoa(i)}, w.e.allocPID(), blob)
+	return &infoSim{c: c}
+}
+
+// wanderAndLeave sends about one player in eight a walk (near or far) and
+// hangs up about one in a hundred, who are dropped from sims.
+func (w *world) wanderAndLeave(rng *rand.Rand, sims []*infoSim) []*infoSim {
+	kept := sims[:0]
+	for _, s := range sims {
+		p := s.c.c.player
+		switch r := rng.IntN(100); {
+		case r == 0:
+			s.c.c.Hangup()
+			continue
+		case r < 10:
+			s.c.deliver(&proto.Walk{X: reach(rng, p.pos.X, w.e.world.Width()), Y: reach(rng, p.pos.Y, w.e.world.Height())})
+		case r < 13:
+			s.c.deliver(&proto.Walk{X: uint16(rng.IntN(w.e.world.Width())), Y: uint16(rng.IntN(w.e.world.Height()))})
+		}
+		kept = append(kept, s)
+	}
+	return kept
+}
+
+// checkNearby takes what s's client got in the tick: a Nearby must come
+// when, and only when, its all-pairs list changed, and be that list.
+func checkNearby(t *testing.T, e *Engine, tick int, s *infoSim) {
+	t.Helper()
+	p := s.c.c.player
+	want := allPairs(e, p)
+	var got []*proto.Nearby
+	for _, m := range s.c.take() {
+		if nb, ok := m.(*proto.Nearby); ok {
+			got = append(got, nb)
+		}
+	}
+	changed := !slices.Equal(want, s.seen)
+	switch {
+	case len(got) > 1:
+		t.Fatalf("tick %d pid %d: %d Nearby frames in one tick", tick, p.pid, len(got))
+	case len(got) == 0 && changed:
+		t.Fatalf("tick %d pid %d: no Nearby, but its list changed (%d → %d players)", tick, p.pid, len(s.seen), len(want))
+	case len(got) == 1 && !changed:
+		t.Fatalf("tick %d pid %d: a Nearby of %d players, but its list did not change", tick, p.pid, len(want))
+	case len(got) == 1 && !slices.Equal(got[0].Players, want):
+		t.Fatalf("tick %d pid %d: Nearby of %d players, all-pairs %d (or their order or fields differ)",
+			tick, p.pid, len(got[0].Players), len(want))
+	}
+	s.seen = want
+}
+
+// allPairs is p's Nearby list from every pair: the others within
+// NearbyRadius, nearest first then by pid, at most MaxNearby.
+func allPairs(e *Engine, p *player) []proto.NearbyPlayer {
+	var list []proto.NearbyPlayer
+	for _, o := range e.players {
+		if o != nil && o != p && chebyshev(p, o) <= proto.NearbyRadius {
+			list = append(list, proto.NearbyPlayer{PID: o.pid, Name37: o.user37, X: o.pos.X, Y: o.pos.Y})
+		}
+	}
+	slices.SortFunc(list, func(a, b proto.NearbyPlayer) int {
+		return cmp.Or(cmp.Compare(dist(p, a), dist(p, b)), cmp.Compare(a.PID, b.PID))
+	})
+	return list[:min(len(list), proto.MaxNearby)]
+}
