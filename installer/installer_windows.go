@@ -1,0 +1,299 @@
+package installer
+
+// The Windows service, registered with golang.org/x/sys/windows/svc/mgr.
+// Not kardianos/service: we already depend on x/sys (the agent's process
+// handling uses it), we need recovery actions (restart after 5, 10, 30 s)
+// and delayed automatic start, which mgr exposes directly
+// (SetRecoveryActions, Config.DelayedAutoStart) and kardianos/service does
+// not, and it is no extra dependency.
+//
+// Not run-tested here: compile-checked (GOOS=windows go build and vet);
+// the spec, the command line and the files are tested on Linux
+// (winsvc_spec_test.go, winsvc_files_test.go). docs/windows.md says what
+// is verified on Windows and what is not. With Options.Root set only the
+// files are written (under Root); the service manager is not touched.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/eventlog"
+	"golang.org/x/sys/windows/svc/mgr"
+)
+
+// serviceWait bounds a wait for the service to start or stop.
+const serviceWait = 60 * time.Second
+
+// adminsOnlySDDL: full control for SYSTEM and Administrators, inherited by
+// everything below, and nothing inherited from %ProgramData% (where every
+// user may read).
+const adminsOnlySDDL = "D:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
+
+func defaultConfigPath() string { return hostLayout().Config }
+
+func hostLayout() winLayout { return windowsLayout(os.Getenv("ProgramData")) }
+
+// errNotElevated: a change to the real system from an ordinary prompt.
+var errNotElevated = errors.New("needs an elevated prompt (Run as administrator)")
+
+func newHostSession(o Options, verb string) (*winSession, error) {
+	s, err := newWinSession(o, verb, hostLayout())
+	if err != nil {
+		return nil, err
+	}
+	if s.o.Root == "" {
+		s.secure = protectDir
+		if !s.o.DryRun && !windows.GetCurrentProcessToken().IsElevated() {
+			return nil, fmt.Errorf("%s %w", verb, errNotElevated)
+		}
+	}
+	return s, nil
+}
+
+func install(ctx context.Context, o Options) error {
+	s, err := newHostSession(o, "install")
+	if err != nil {
+		return err
+	}
+	valid, err := s.installFiles()
+	if err != nil {
+		return err
+	}
+	if s.o.Root != "" {
+		return nil
+	}
+	bin := o.Binary
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return fmt.Errorf("install: find the agent binary: %w", err)
+		}
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return fmt.Errorf("install: binary: %w", err)
+	}
+	start := winStartManual
+	if valid {
+		start = winStartDelayed
+	}
+	return s.registerService(ctx, windowsServiceSpec(bin, s.o.ConfigPath, start))
+}
+
+// protectDir gives path the admins-only ACL.
+func protectDir(path string) error {
+	sd, err := windows.SecurityDescriptorFromString(adminsOnlySDDL)
+	if err != nil {
+		return err
+	}
+	dacl, _, err := sd.DACL()
+	if err != nil {
+		return err
+	}
+	return windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, dacl, nil)
+}
+
+// registerService creates or updates the service, its recovery actions
+// and its Event Log source, and starts it when the config validates.
+func (s *winSession) registerService(ctx context.Context, spec winServiceSpec) error {
+	m, err := mgr.Connect()
+	if err != nil {
+		if s.o.DryRun { // not elevated: the whole plan, as for a first install
+			s.printf("would register service %s: %s (%s)", spec.Name, spec.CommandLine(), spec.Start)
+			s.planRest(spec)
+			return nil
+		}
+		return fmt.Errorf("connect to the service manager: %w", err)
+	}
+	defer m.Disconnect()
+	sv, err := s.ensureService(m, spec)
+	if err != nil {
+		return err
+	}
+	if sv == nil { // a dry run of a first install
+		s.planRest(spec)
+		return nil
+	}
+	defer sv.Close()
+	if err := s.ensureRecovery(sv, spec.Recovery); err != nil {
+		return err
+	}
+	if err := s.ensureEventSource(spec.EventSource); err != nil {
+		return err
+	}
+	if spec.Start == winStartManual {
+		s.printf("skip starting %s (the config does not validate)", spec.Name)
+		return nil
+	}
+	return s.startService(ctx, sv)
+}
+
+// planRest prints the steps after the registration of a service that
+// does not exist yet, in a dry run.
+func (s *winSession) planRest(spec winServiceSpec) {
+	s.printf("would set recovery: %s", spec.Recovery)
+	s.printf("would register Event Log source %s", spec.EventSource)
+	if spec.Start == winStartManual {
+		s.printf("skip starting %s (the config does not validate)", spec.Name)
+		return
+	}
+	s.printf("would start service %s", spec.Name)
+}
+
+// wantConfig is cur (or a fresh config) changed to match spec.
+func wantConfig(cur mgr.Config, spec winServiceSpec) mgr.Config {
+	c := cur
+	c.ServiceType = windows.SERVICE_WIN32_OWN_PROCESS
+	c.StartType, c.DelayedAutoStart = mgr.StartAutomatic, true
+	if spec.Start == winStartManual {
+		c.StartType, c.DelayedAutoStart = mgr.StartManual, false
+	}
+	c.ErrorControl = mgr.ErrorNormal
+	c.BinaryPathName = spec.CommandLine()
+	c.DisplayName, c.Description = spec.DisplayName, spec.Description
+	c.ServiceStartName = "LocalSystem"
+	return c
+}
+
+func sameConfig(a, b mgr.Config) bool {
+	return a.ServiceType == b.ServiceType && a.StartType == b.StartType && a.DelayedAutoStart == b.DelayedAutoStart &&
+		a.ErrorControl == b.ErrorControl && a.BinaryPathName == b.BinaryPathName && a.DisplayName == b.DisplayName &&
+		a.Description == b.Description && a.ServiceStartName == b.ServiceStartName
+}
+
+// ensureService creates the service or brings its configuration in line
+// with spec. It returns nil (and no error) in a dry run of a creation.
+func (s *winSession) ensureService(m *mgr.Mgr, spec winServiceSpec) (*mgr.Service, error) {
+	sv, err := m.OpenService(spec.Name)
+	if err != nil {
+		var created *mgr.Service
+		err := s.act(fmt.Sprintf("register service %s: %s (%s)", spec.Name, spec.CommandLine(), spec.Start),
+			func() error {
+				var err error
+				created, err = m.CreateService(spec.Name, spec.Binary, wantConfig(mgr.Config{}, spec), spec.Args...)
+				return err
+			})
+		return created, err
+	}
+	cur, err := sv.Config()
+	if err != nil {
+		sv.Close()
+		return nil, fmt.Errorf("read the configuration of service %s: %w", spec.Name, err)
+	}
+	want := wantConfig(cur, spec)
+	if sameConfig(cur, want) {
+		s.printf("ok   service %s: %s (%s)", spec.Name, want.BinaryPathName, spec.Start)
+		return sv, nil
+	}
+	err = s.act(fmt.Sprintf("update service %s: %s (%s; was %s)", spec.Name, want.BinaryPathName, spec.Start,
+		cur.BinaryPathName), func() error { return sv.UpdateConfig(want) })
+	if err != nil {
+		sv.Close()
+		return nil, err
+	}
+	return sv, nil
+}
+
+// ensureRecovery sets the restart-on-failure actions, for crashes and for
+// exits with an error alike.
+func (s *winSession) ensureRecovery(sv *mgr.Service, r winRecovery) error {
+	want := make([]mgr.RecoveryAction, len(r.Delays))
+	for i, d := range r.Delays {
+		want[i] = mgr.RecoveryAction{Type: mgr.ServiceRestart, Delay: d}
+	}
+	reset := uint32(r.ResetAfter / time.Second)
+	cur, err1 := sv.RecoveryActions()
+	curReset, err2 := sv.ResetPeriod()
+	onExit, err3 := sv.RecoveryActionsOnNonCrashFailures()
+	if err1 == nil && err2 == nil && err3 == nil && slices.Equal(cur, want) && curReset == reset && onExit {
+		s.printf("ok   recovery: %s", r)
+		return nil
+	}
+	return s.act("set recovery: "+r.String(), func() error {
+		if err := sv.SetRecoveryActions(want, reset); err != nil {
+			return err
+		}
+		return sv.SetRecoveryActionsOnNonCrashFailures(true)
+	})
+}
+
+// eventSourceKey is where an Event Log source of the Application log is
+// registered.
+const eventSourceKey = `SYSTEM\CurrentControlSet\Services\EventLog\Application\`
+
+func (s *winSession) ensureEventSource(src string) error {
+	if k, err := registry.OpenKey(registry.LOCAL_MACHINE, eventSourceKey+src, registry.QUERY_VALUE); err == nil {
+		k.Close()
+		s.printf("ok   Event Log source %s", src)
+		return nil
+	}
+	return s.act("register Event Log source "+src, func() error {
+		return eventlog.InstallAsEventCreate(src, eventlog.Error|eventlog.Warning|eventlog.Info)
+	})
+}
+
+// startService starts the service unless it runs, and waits for it.
+func (s *winSession) startService(ctx context.Context, sv *mgr.Service) error {
+	st, err := sv.Query()
+	if err != nil {
+		return fmt.Errorf("query service %s: %w", sv.Name, err)
+	}
+	if st.State == svc.Running {
+		s.printf("ok   service %s is running (a changed binary or config takes effect at its next start)", sv.Name)
+		return nil
+	}
+	return s.act("start service "+sv.Name, func() error {
+		if err := sv.Start(); err != nil {
+			return err
+		}
+		return waitState(ctx, sv, svc.Running)
+	})
+}
+
+// waitState polls the service until it is in want (or stopped, when
+// waiting for a start that failed) or serviceWait passes.
+func waitState(ctx context.Context, sv *mgr.Service, want svc.State) error {
+	deadline := time.Now().Add(serviceWait)
+	for {
+		st, err := sv.Query()
+		switch {
+		case err != nil:
+			return err
+		case st.State == want:
+			return nil
+		case want == svc.Running && st.State == svc.Stopped:
+			return fmt.Errorf("it stopped (exit code %d, service code %d): see the Event Log, source %s",
+				st.Win32ExitCode, st.ServiceSpecificExitCode, windowsEventSource)
+		case time.Now().After(deadline):
+			return fmt.Errorf("still %s after %s", stateName(st.State), serviceWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func stateName(st svc.State) string {
+	switch st {
+	case svc.Stopped:
+		return "stopped"
+	case svc.StartPending:
+		return "starting"
+	case svc.StopPending:
+		return "stopping"
+	case svc.Running:
+		return "running"
+	case svc.Paused, svc.PausePending, svc.ContinuePending:
+		return "paused"
+	}
+	return fmt.Sprintf("in state %d", st)
+}

@@ -1,0 +1,200 @@
+package installer
+
+// The files of a Windows install (the layout under %ProgramData%\Corrosion
+// and the config written from the template), platform-independent: with
+// Options.Root set, installer_windows.go does only this part, and the
+// tests do it on Linux.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/corrosion/corrosion/agent/config"
+)
+
+// winSession is one Windows install, uninstall or status run.
+type winSession struct {
+	o      Options   // immutable; Root absolute or ""
+	layout winLayout // immutable
+	out    io.Writer // immutable
+	// secure restricts a directory the install creates to Administrators
+	// and SYSTEM; immutable; nil when Root is set (no ACLs in a test root).
+	secure func(path string) error
+}
+
+// newWinSession checks o and fills in its defaults.
+func newWinSession(o Options, verb string, l winLayout) (*winSession, error) {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.ConfigPath == "" {
+		o.ConfigPath = l.Config
+	}
+	if !isWindowsAbs(o.ConfigPath) {
+		return nil, fmt.Errorf("%s: config path %q is not absolute (want e.g. %s)", verb, o.ConfigPath, l.Config)
+	}
+	if o.Root != "" {
+		abs, err := filepath.Abs(o.Root)
+		if err != nil {
+			return nil, fmt.Errorf("%s: root %q: %w", verb, o.Root, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%s: root %q is not a directory", verb, o.Root)
+		}
+		o.Root = abs
+	}
+	s := &winSession{o: o, layout: l, out: o.Out}
+	if o.Root != "" {
+		s.printf("root %s: every path below lives under it; the service manager is not touched", o.Root)
+	}
+	if o.DryRun {
+		s.printf("dry run: nothing is changed")
+	}
+	return s, nil
+}
+
+// isWindowsAbs reports whether p is an absolute Windows path (C:\… or
+// \\server\share\…), whatever GOOS is.
+func isWindowsAbs(p string) bool {
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return strings.HasPrefix(p, `\\`) && len(p) > 2
+}
+
+// host is where the Windows path p lives: p itself, or under Root with
+// its drive dropped (C:\ProgramData\Corrosion → <Root>/ProgramData/Corrosion).
+func (s *winSession) host(p string) string {
+	if s.o.Root == "" {
+		return p
+	}
+	if len(p) >= 2 && p[1] == ':' {
+		p = p[2:]
+	}
+	p = strings.TrimLeft(strings.ReplaceAll(p, `\`, "/"), "/")
+	return filepath.Join(s.o.Root, filepath.FromSlash(p))
+}
+
+func (s *winSession) printf(format string, args ...any) { fmt.Fprintf(s.out, format+"\n", args...) }
+
+// act prints what and does it (not in a dry run).
+func (s *winSession) act(what string, do func() error) error {
+	if s.o.DryRun {
+		s.printf("would %s", what)
+		return nil
+	}
+	s.printf("%s", what)
+	if err := do(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// dirAccess says who may use a directory the install creates.
+type dirAccess int
+
+const (
+	inheritedAccess dirAccess = iota // as its parent says
+	adminsOnly                       // Administrators and SYSTEM only (the config may hold secrets)
+)
+
+// ensureDir creates the directory p when it is missing; an existing one
+// is left as it is.
+func (s *winSession) ensureDir(p string, access dirAccess) error {
+	h := s.host(p)
+	fi, err := os.Stat(h)
+	switch {
+	case err == nil && fi.IsDir():
+		s.printf("ok   %s", p)
+		return nil
+	case err == nil:
+		return fmt.Errorf("check %s: it exists and is not a directory", p)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("check %s: %w", p, err)
+	}
+	what := "mkdir " + p
+	if access == adminsOnly {
+		what += " (Administrators and SYSTEM only)"
+	}
+	return s.act(what, func() error {
+		if err := os.MkdirAll(h, 0o755); err != nil {
+			return err
+		}
+		if access == adminsOnly && s.secure != nil {
+			return s.secure(h)
+		}
+		return nil
+	})
+}
+
+// writeConfig writes the config from the template when there is none; an
+// existing config is never overwritten.
+func (s *winSession) writeConfig() error {
+	p := s.o.ConfigPath
+	h := s.host(p)
+	if _, err := os.Lstat(h); err == nil {
+		s.printf("skip %s (exists; never overwritten)", p)
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check %s: %w", p, err)
+	}
+	data := []byte(windowsConfig(ConfigTemplate, s.layout))
+	return s.act("write "+p, func() error {
+		if err := os.MkdirAll(filepath.Dir(h), 0o755); err != nil {
+			return err
+		}
+		tmp := h + ".tmp"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			return err
+		}
+		return os.Rename(tmp, h)
+	})
+}
+
+// installFiles creates the layout and the config, and reports whether the
+// config validates (the service is started only then).
+func (s *winSession) installFiles() (bool, error) {
+	l := s.layout
+	for _, d := range []struct {
+		path   string
+		access dirAccess
+	}{{l.Base, adminsOnly}, {l.Data, inheritedAccess}, {l.Servers, inheritedAccess}} {
+		if err := s.ensureDir(d.path, d.access); err != nil {
+			return false, err
+		}
+	}
+	if err := s.writeConfig(); err != nil {
+		return false, err
+	}
+	return s.checkConfig(), nil
+}
+
+// checkConfig validates the config as the agent will load it and says
+// what to fix.
+func (s *winSession) checkConfig() bool {
+	p := s.o.ConfigPath
+	if s.o.DryRun {
+		if _, err := os.Stat(s.host(p)); err != nil {
+			s.printf("config %s: not written in a dry run; the service would not be started", p)
+			return false
+		}
+	}
+	if _, err := config.Load(s.host(p)); err != nil {
+		s.printf("config %s does not validate (the service starts only once it does):\n%v", p, err)
+		s.printf("edit it, check it with `corrosion-agent validate --config %s`, then run install again", p)
+		return false
+	}
+	s.printf("ok   config %s validates", p)
+	return true
+}
+
+// keepFiles prints what an uninstall leaves in place.
+func (s *winSession) keepFiles() {
+	s.printf("keep %s (config) and %s, %s (state and game servers)", s.o.ConfigPath, s.layout.Data, s.layout.Servers)
+}
