@@ -131,7 +131,7 @@ func (s *session) ensureDir(p string, mode fs.FileMode, o owner) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return s.act(fmt.Sprintf("mkdir %s %04o %s", p, mode, o), func() error {
-			if err := os.MkdirAll(filepath.Dir(h), 0o755); err != nil {
+			if err := mkdirParents(filepath.Dir(h)); err != nil {
 				return err
 			}
 			if err := os.Mkdir(h, mode); err != nil {
@@ -191,7 +191,7 @@ func (s *session) writeFile(p string, data []byte, mode fs.FileMode, o owner, po
 // writeAtomic writes a temporary file next to path and renames it over
 // path, so a reader (or a running binary) never sees a half-written file.
 func (s *session) writeAtomic(path string, data []byte, mode fs.FileMode, o owner) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := mkdirParents(filepath.Dir(path)); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
@@ -215,4 +215,19 @@ func (s *session) writeAtomic(path string, data []byte, mode fs.FileMode, o owne
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// mkdirParents creates dir and its missing parents 0755 root:root
+// whatever the umask (MkdirAll's modes are masked by it).
+func mkdirParents(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := mkdirParents(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.Chmod(dir, 0o755)
 }

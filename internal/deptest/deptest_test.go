@@ -104,6 +104,7 @@ var rules = []struct {
 	{"web/world/", []string{"panel/", "web/panel/", "agent/", "ether/"}},
 	{"web/", []string{"panel/"}},
 	{"internal/", []string{"agent/", "ether/", "worldsrv/", "panel/", "web/"}},
+	{"installer/", []string{"panel/", "web/", "ether/", "worldsrv/"}},
 }
 
 // violates reports whether the package at from (relative to the module)
@@ -156,6 +157,11 @@ func TestViolates(t *testing.T) {
 		{"worldsrv/cmd/worldsrv", "agent/wire", true},
 		{"worldsrv/engine", "ether/session", true}, // only the frame codec
 		{"installer", "panel/store", true},
+		{"installer", "web/panel", true},
+		{"installer", "ether/proto", true},
+		{"installer", "worldsrv/engine", true},
+		{"installer", "agent/config", false},
+		{"agent/cmd/corrosion-agent", "installer", false},
 		{"worldsrv/engine", "panel/store", true},
 		{"web/world", "web/panel", true},
 		{"web/world", "panel/store", true},
