@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds the corrosion-agent, corrosion-panel and corrosion-world packages
+# (deb and rpm) into dist/ with nfpm (`go tool nfpm`, pinned in go.mod).
+# `make packages` runs it; run from anywhere.
+#
+# Environment (the Makefile sets all of them):
+#   VERSION COMMIT DATE   stamped into the binaries and the package metadata
+# The nfpm configs name dist/stage (the rendered agent unit, the changelog).
+#   LDFLAGS               the Makefile's -X flags (-s -w are added here)
+#   ARCHES                GOARCH values, default "amd64"
+#   MAINTAINER            "Name <address>" of the packages
+#   GO                    the go command, default go
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+ARCHES=${ARCHES:-amd64}
+: "${VERSION:?VERSION is not set}" "${COMMIT:?COMMIT is not set}" "${DATE:?DATE is not set}"
+: "${LDFLAGS:?LDFLAGS is not set}" "${MAINTAINER:?MAINTAINER is not set}"
+CMDS=(./agent/cmd/corrosion-agent ./panel/cmd/corrosion-panel ./worldsrv/cmd/worldsrv ./ether/cmd/ether)
+PACKAGES=(agent panel world)
+FORMATS=(deb rpm)
+STAGE=dist/stage # named in packaging/nfpm/*.yaml
+export VERSION COMMIT DATE MAINTAINER
+
+say() { echo "packages: $*"; }
+
+# Static binaries (no cgo) for each architecture, in bin/linux_<arch>/.
+build_binaries() {
+	local arch=$1
+	say "build ${CMDS[*]} for linux/$arch"
+	CGO_ENABLED=0 GOOS=linux GOARCH="$arch" "$GO" build -trimpath \
+		-ldflags "$LDFLAGS -s -w" -o "bin/linux_$arch/" "${CMDS[@]}"
+}
+
+# The agent's unit as the agent itself renders it for /usr/bin; the static
+# copy in packaging/systemd until `install --print-unit` exists.
+render_agent_unit() {
+	local agent="bin/linux_$($GO env GOARCH)/corrosion-agent"
+	if "$agent" install --print-unit --binary /usr/bin/corrosion-agent >"$STAGE/corrosion-agent.service" 2>/dev/null; then
+		say "agent unit rendered by corrosion-agent install --print-unit"
+	else
+		cp packaging/systemd/corrosion-agent.service "$STAGE/corrosion-agent.service"
+		say "agent unit from packaging/systemd (this agent has no install --print-unit)"
+	fi
+}
+
+# One changelog entry for this build (nfpm writes it as changelog.Debian.gz
+# and the rpm %changelog).
+write_changelog() {
+	cat >"$STAGE/changelog.yaml" <<-YAML
+	- semver: "$VERSION"
+	  date: "$DATE"
+	  packager: "$MAINTAINER"
+	  deb:
+	    urgency: medium
+	    distributions: [stable]
+	  changes:
+	    - note: "Build of version $VERSION from commit $COMMIT."
+	YAML
+}
+
+main() {
+	rm -rf dist
+	mkdir -p "$STAGE"
+	local arch pkg format
+	for arch in $ARCHES; do
+		build_binaries "$arch"
+	done
+	build_binaries "$("$GO" env GOARCH)" # the agent that renders its unit
+	render_agent_unit
+	write_changelog
+	for arch in $ARCHES; do
+		for pkg in "${PACKAGES[@]}"; do
+			for format in "${FORMATS[@]}"; do
+				ARCH=$arch BIN=bin/linux_$arch "$GO" tool nfpm package --config "packaging/nfpm/$pkg.yaml" \
+					--packager "$format" --target dist/ | sed 's/^/packages: /'
+			done
+		done
+	done
+	ls -l dist/*.deb dist/*.rpm
+}
+
+main "$@"
