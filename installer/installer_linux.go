@@ -99,7 +99,11 @@ func (s *session) installBinary() (bool, error) {
 // Root only the unit is enabled, offline.
 func (s *session) activate(ctx context.Context, changed bool) error {
 	if s.o.Root == "" && !systemdRunning() {
-		s.skip("systemctl: systemd is not running on this host (no /run/systemd/system); run %s yourself", BinaryPath)
+		if problems := s.configProblems(); problems != nil {
+			s.notEnabled(problems)
+		}
+		s.skip("systemctl: systemd is not running on this host (no /run/systemd/system); start `%s run --config %s` as user %s yourself",
+			BinaryPath, s.o.ConfigPath, ServiceUser)
 		return nil
 	}
 	if s.o.Root == "" && changed {
