@@ -37,6 +37,9 @@ const usage = `usage:
 `
 
 func main() {
+	if code, isService := runService(os.Args[1:]); isService { // Windows service (service_windows.go)
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,152 @@
+package main
+
+// The process the Windows service control manager starts
+// (`corrosion-agent.exe run --config <path>`, as the installer registers
+// it): the agent under svc.Run, logging to the Event Log. Not run-tested
+// here (compile-checked with GOOS=windows go vet; the log handler is
+// tested on Linux, service_log_test.go); docs/windows.md says what is
+// verified.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sys/windows/svc"
+	"golang.org/x/sys/windows/svc/eventlog"
+
+	"github.com/corrosion/corrosion/agent"
+	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/installer"
+	"github.com/corrosion/corrosion/internal/buildinfo"
+)
+
+// Stop reporting: the service manager waits stopWaitHint between two
+// progress reports before it gives up on the service; the agent reports
+// every stopTick while it stops, for at most stopBudget.
+const (
+	stopWaitHint = 20 * time.Second
+	stopTick     = 5 * time.Second
+	stopBudget   = 2 * time.Minute
+)
+
+// Exit codes the service reports to the service manager (service-specific
+// codes; any of them counts as a failure and triggers the recovery
+// actions).
+const (
+	exitFailed    uint32 = 1 // the agent could not start or ended with an error
+	exitBadConfig uint32 = 2 // the config does not load
+)
+
+// runService runs the agent as the Windows service when the service
+// manager started this process for `run`; otherwise it reports false and
+// main goes on as on any platform.
+func runService(args []string) (int, bool) {
+	isService, err := svc.IsWindowsService()
+	if err != nil || !isService || len(args) == 0 || args[0] != "run" {
+		return 0, false
+	}
+	elog, err := eventlog.Open(installer.WindowsServiceName)
+	if err != nil {
+		return 1, true // no Event Log source: nowhere to say why
+	}
+	defer elog.Close()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	path := fs.String("config", installer.DefaultConfigPath(), "")
+	if err := fs.Parse(args[1:]); err != nil {
+		_ = elog.Error(eventIDError, fmt.Sprintf("corrosion-agent service: bad command line %q: %v", args, err))
+		return 2, true
+	}
+	h := &agentService{path: *path, elog: elog}
+	if err := svc.Run(installer.WindowsServiceName, h); err != nil {
+		_ = elog.Error(eventIDError, "corrosion-agent service: "+err.Error())
+		return 1, true
+	}
+	return 0, true
+}
+
+// agentService is the svc.Handler running the agent.
+type agentService struct {
+	path string        // immutable; the config file
+	elog *eventlog.Log // immutable
+}
+
+// Execute loads the config, runs the agent until the service manager
+// asks it to stop (or the agent ends by itself) and reports each state.
+// Stopping the agent leaves its game servers running.
+func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, changes chan<- svc.Status) (bool, uint32) {
+	changes <- svc.Status{State: svc.StartPending}
+	cfg, err := config.Load(h.path)
+	if err != nil {
+		_ = h.elog.Error(eventIDError, fmt.Sprintf("corrosion-agent: invalid config %s:\n%v", h.path, err))
+		return true, exitBadConfig
+	}
+	logger := slog.New(newEventHandler(h.elog, cfg.Agent.SlogLevel()))
+	a, err := agent.New(cfg, logger)
+	if err != nil {
+		logger.Error("start", "err", err)
+		return true, exitFailed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	logger.Info("corrosion-agent service starting", "version", buildinfo.Get().String(),
+		"license", cfg.Agent.LicenseID, "instances", len(cfg.Instances))
+	changes <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop | svc.AcceptShutdown}
+	for {
+		select {
+		case err := <-done:
+			return ranOut(logger, err)
+		case c := <-reqs:
+			switch c.Cmd {
+			case svc.Interrogate:
+				changes <- c.CurrentStatus
+			case svc.Stop, svc.Shutdown:
+				cancel()
+				return stopAgent(logger, done, changes)
+			}
+		}
+	}
+}
+
+// ranOut reports an agent that ended without being asked to.
+func ranOut(logger *slog.Logger, err error) (bool, uint32) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		logger.Error("run", "err", err)
+		return true, exitFailed
+	}
+	logger.Warn("the agent ended by itself")
+	return true, exitFailed
+}
+
+// stopAgent waits for the cancelled agent, reporting progress to the
+// service manager, for at most stopBudget.
+func stopAgent(logger *slog.Logger, done <-chan error, changes chan<- svc.Status) (bool, uint32) {
+	st := svc.Status{State: svc.StopPending, WaitHint: uint32(stopWaitHint / time.Millisecond)}
+	changes <- st
+	tick := time.NewTicker(stopTick)
+	defer tick.Stop()
+	budget := time.After(stopBudget)
+	for {
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				logger.Error("run", "err", err)
+			}
+			logger.Info("corrosion-agent stopped; game processes keep running")
+			return false, 0
+		case <-tick.C:
+			st.CheckPoint++
+			changes <- st
+		case <-budget:
+			logger.Error("the agent did not stop within the budget; exiting anyway", "budget", stopBudget)
+			return true, exitFailed
+		}
+	}
+}
