@@ -267,3 +267,22 @@ func BenchmarkInfo(b *testing.B) {
 	b.ReportMetric(float64(st.Tick.P50.Microseconds()), "tick-p50-µs")
 	b.ReportMetric(float64(st.Tick.P99.Microseconds()), "tick-p99-µs")
 }
+
+// BenchmarkInfoLists is the info phase's lists alone, on one worker: each
+// op builds every occupied tile's list for the same moment of
+// BenchmarkInfo's window (its 50th tick), with the process's CPU time per
+// op beside the wall time (the lists are CPU-bound; the machine may not be
+// quiet).
+func BenchmarkInfoLists(b *testing.B) {
+	s := newSwarmWorld(b)
+	s.run(swarmWarmup + swarmWindow/2)
+	e := s.e
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		e.tiles.build(e.players)
+		e.lists.begin(e.players, len(e.tiles.tiles))
+		e.lists.build(&e.tiles, &e.lists.workers[0], 0, len(e.tiles.tiles))
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(len(e.tiles.tiles)), "tiles")
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/worldsrv/account"
-	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -70,23 +69,19 @@ type Engine struct {
 	running  atomic.Bool   // Run has been called
 
 	// Owned by the tick goroutine.
-	tick         uint64
-	clients      []*Client // admitted, in admission order
-	addrs        map[string]int
-	authing      int
-	byUser       map[uint64]*player
-	players      []*player // by pid (index 0 unused); nil = free
-	freePIDs     []uint16  // free pids, popped from the end (lowest last)
-	pending      map[uint64]*pendingLogin
-	pendingOrder []*pendingLogin   // pending logins in arrival order
-	saves        map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
-	holding      []*player         // players with PMs held for their friend list (may be stale: check byUser)
-	tiles        tileIndex         // the info phase's players by tile
-	lists        tileLists         // the info phase's lists by tile
-	info         struct {          // the info phase's frames, reused
-		pos    proto.Position
-		nearby nearbyFrame
-	}
+	tick          uint64
+	clients       []*Client // admitted, in admission order
+	addrs         map[string]int
+	authing       int
+	byUser        map[uint64]*player
+	players       []*player // by pid (index 0 unused); nil = free
+	freePIDs      []uint16  // free pids, popped from the end (lowest last)
+	pending       map[uint64]*pendingLogin
+	pendingOrder  []*pendingLogin   // pending logins in arrival order
+	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
+	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
+	tiles         tileIndex         // the info phase's players by tile
+	lists         tileLists         // the info phase's lists by tile
 	lastNow       time.Time
 	handed        bool      // this tick queued a chunk: release the writers after it
 	down          countdown // an admin shutdown counting down
@@ -118,7 +113,7 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		addrs: map[string]int{}, byUser: map[uint64]*player{}, pending: map[uint64]*pendingLogin{},
 		saves: map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
 		tiles: newTileIndex(deps.Map.Width(), deps.Map.Height(), cfg.MaxPlayers),
-		lists: newTileLists(cfg.MaxPlayers)}
+		lists: newTileLists(cfg.MaxPlayers, infoWorkers())}
 	if e.log == nil {
 		e.log = slog.Default()
 	}

@@ -66,7 +66,7 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 	m := testMap()
 	for _, tc := range []struct{ n, span int }{{1, 128}, {2, 128}, {50, 128}, {300, 20}, {600, 20}, {900, 6}, {400, 1}} {
 		n := tc.n
-		e := &Engine{world: m, tiles: newTileIndex(m.Width(), m.Height(), n), lists: newTileLists(n),
+		e := &Engine{world: m, tiles: newTileIndex(m.Width(), m.Height(), n), lists: newTileLists(n, 1),
 			players: make([]*player, n+1)}
 		rng := rand.New(rand.NewPCG(uint64(n), 7))
 		var ps []*player
@@ -76,7 +76,8 @@ func TestNearby_GridMatchesAllPairs(t *testing.T) {
 			e.players[i+1] = ps[i]
 		}
 		e.tiles.build(e.players)
-		e.lists.compute(&e.tiles, e.players)
+		e.lists.begin(e.players, len(e.tiles.tiles))
+		e.lists.build(&e.tiles, &e.lists.workers[0], 0, len(e.tiles.tiles))
 		for _, p := range ps {
 			got := listOf(t, e, p)
 			var want []proto.NearbyPlayer

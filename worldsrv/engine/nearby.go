@@ -26,34 +26,58 @@ var _ [1<<distBits - 1 - proto.NearbyRadius]struct{} // NearbyRadius fits in dis
 // the Nearby entries of the players within NearbyRadius of the tile,
 // occupants included, nearest first then by pid, at most tileLimit. Every
 // player on the tile shares it, less its own entry (see of), so a list
-// is built and encoded once per tile, not once per player.
+// is built and encoded once per tile, not once per player. The lists of
+// the phase before stay intact (each worker fills its two arenas in
+// turn): a player's last Nearby is compared with its new one there,
+// without a copy. Owned by the tick goroutine; the info phase's workers
+// write only their own listWorker and the spans of their own share.
 type tileLists struct {
 	pidBits uint        // immutable after New: the bits of the largest pid
-	entries [][2]uint64 // by pid: the player's entry this tick, bytes 0-7 and 6-13 as little-endian words
-	spans   []listSpan  // by the tile's index in tileIndex.tiles
-	arena   []byte      // the lists' entries, side by side
-	keys    []uint32    // scratch: a tile's sort keys
-	tmp     []uint32    // scratch: the radix sort's other buffer
+	entries [][2]uint64 // by pid: the player's entry this phase, bytes 0-7 and 6-13 as little-endian words
+	spans   [][]byte    // by the tile's index in tileIndex.tiles: its list, in a worker's arena
+	workers []listWorker
+	flip    int // the arena of each worker this phase fills
 }
 
-// listSpan is a tile's list in the arena: n entries from byte off.
-type listSpan struct{ off, n int32 }
-
-func newTileLists(maxPID int) tileLists {
-	return tileLists{pidBits: uint(bits.Len(uint(maxPID))), entries: make([][2]uint64, maxPID+1)}
+// listWorker is one share of the info phase's work and its scratch; the
+// shares run in parallel.
+type listWorker struct {
+	arenas [2][]byte // the lists' entries, side by side: this phase's and the last one's
+	keys   []uint32  // a tile's sort keys
+	tmp    []uint32  // the radix sort's other buffer
+	// The frames its players are sent, by pointer: a value would be
+	// copied to the heap on its way into the Message interface.
+	pos    proto.Position
+	nearby nearbyFrame
 }
 
-// compute builds every occupied tile's list from ix over players (by pid).
-func (l *tileLists) compute(ix *tileIndex, players []*player) {
+func newTileLists(maxPID, workers int) tileLists {
+	return tileLists{pidBits: uint(bits.Len(uint(maxPID))), entries: make([][2]uint64, maxPID+1),
+		workers: make([]listWorker, max(workers, 1))}
+}
+
+// begin starts a phase over players (by pid) and tiles occupied tiles:
+// the entries encoded, the other arenas emptied.
+func (l *tileLists) begin(players []*player, tiles int) {
 	for pid, p := range players {
 		if p != nil {
 			l.entries[pid] = encodeEntry(p)
 		}
 	}
-	l.spans = slices.Grow(l.spans[:0], len(ix.tiles))[:len(ix.tiles)]
-	l.arena = l.arena[:0]
-	for i, t := range ix.tiles {
-		l.spans[i] = l.tile(ix, int(t))
+	l.spans = slices.Grow(l.spans[:0], tiles)[:tiles]
+	l.flip ^= 1
+	for i := range l.workers {
+		l.workers[i].arenas[l.flip] = l.workers[i].arenas[l.flip][:0]
+	}
+}
+
+// build fills the lists of the occupied tiles from lo to hi (indexes in
+// ix.tiles) with w's scratch.
+func (l *tileLists) build(ix *tileIndex, w *listWorker, lo, hi int) {
+	// Room for every list at its longest, so that encode never grows it.
+	w.arenas[l.flip] = slices.Grow(w.arenas[l.flip][:0], (hi-lo)*entrySize*tileLimit+2)
+	for i := lo; i < hi; i++ {
+		l.spans[i] = l.tile(ix, w, int(ix.tiles[i]))
 	}
 }
 
@@ -72,30 +96,32 @@ func encodeEntry(p *player) [2]uint64 {
 // index counts any square in four lookups), so a crowd costs what its
 // list costs rather than everyone within NearbyRadius; their keys
 // (distance, then pid) are radix sorted.
-func (l *tileLists) tile(ix *tileIndex, t int) listSpan {
+func (l *tileLists) tile(ix *tileIndex, w *listWorker, t int) []byte {
 	x, y := t%ix.width, t/ix.width
-	keys := ix.collect(x, y, ix.radius(x, y), l.pidBits, l.keys[:0])
-	keys, l.tmp = radixSort(keys, l.tmp, l.pidBits+distBits)
-	l.keys = keys
-	return l.encode(keys[:min(len(keys), tileLimit)])
+	r, n := ix.radius(x, y)
+	keys := slices.Grow(w.keys[:0], int(n))[:n]
+	ix.collect(x, y, r, l.pidBits, keys)
+	keys, w.tmp = radixSort(keys, w.tmp, l.pidBits+distBits)
+	w.keys = keys
+	return l.encode(w, keys[:min(len(keys), tileLimit)])
 }
 
-// encode appends the entries of the players keys name to the arena.
-func (l *tileLists) encode(keys []uint32) listSpan {
-	off := len(l.arena)
-	size := entrySize * len(keys)
+// encode appends the entries of the players keys name to w's arena.
+func (l *tileLists) encode(w *listWorker, keys []uint32) []byte {
+	arena := w.arenas[l.flip]
+	off, size := len(arena), entrySize*len(keys)
 	// Each entry is two 8-byte stores; the last one's second store
-	// runs 2 bytes past its end, into the next list's room.
-	l.arena = slices.Grow(l.arena, size+2)[:off+size+2]
-	b := l.arena[off:]
+	// runs 2 bytes past its end, into the next list's room (build
+	// made room).
+	b := arena[off : off+size+2]
 	mask := uint32(1)<<l.pidBits - 1
 	for i, k := range keys {
 		e := &l.entries[k&mask]
 		binary.LittleEndian.PutUint64(b[i*entrySize:], e[0])
 		binary.LittleEndian.PutUint64(b[i*entrySize+entrySize-8:], e[1])
 	}
-	l.arena = l.arena[:off+size]
-	return listSpan{off: int32(off), n: int32(len(keys))}
+	w.arenas[l.flip] = arena[:off+size]
+	return arena[off : off+size : off+size]
 }
 
 // of is the Nearby entries of the player pid, in two parts: its tile's
@@ -103,18 +129,24 @@ func (l *tileLists) encode(keys []uint32) listSpan {
 // lead its list in pid order, so the player's entry is at its rank, unless
 // more than tileLimit share the tile and it ranks past them.
 func (l *tileLists) of(ix *tileIndex, pid uint16) (a, b []byte) {
-	s := l.spans[ix.tileOf[pid]]
-	list := l.arena[s.off : s.off+entrySize*s.n]
-	r := ix.rank[pid]
-	if r >= s.n {
+	list := l.spans[ix.tileOf[pid]]
+	r := int(ix.rank[pid])
+	if entrySize*r >= len(list) {
 		return list[:entrySize*proto.MaxNearby], nil
 	}
 	return list[:entrySize*r], list[entrySize*(r+1):]
 }
 
-// sameEntries reports whether sent holds a's entries then b's.
-func sameEntries(sent, a, b []byte) bool {
-	return len(sent) == len(a)+len(b) && bytes.Equal(sent[:len(a)], a) && bytes.Equal(sent[len(a):], b)
+// sameEntries reports whether a1 then b1 hold the bytes a2 then b2 do.
+func sameEntries(a1, b1, a2, b2 []byte) bool {
+	if len(a1)+len(b1) != len(a2)+len(b2) {
+		return false
+	}
+	if len(a1) > len(a2) {
+		a1, b1, a2, b2 = a2, b2, a1, b1
+	}
+	k, m := len(a1), len(a2)-len(a1)
+	return bytes.Equal(a1, a2[:k]) && bytes.Equal(b1[:m], a2[k:]) && bytes.Equal(b1[m:], b2)
 }
 
 // nearbyFrame is a Nearby (see proto.Nearby) whose entries are encoded
@@ -129,30 +161,35 @@ func (m *nearbyFrame) AppendPayload(dst []byte) []byte {
 	return append(append(dst, m.a...), m.b...)
 }
 
-// radixSort sorts keys, all below 1<<bits, ascending: a least significant
-// digit first radix sort on bytes, through tmp. It returns the sorted keys
-// and the other buffer, for reuse.
+// radixSort sorts keys, all below 1<<bits (at most 24), ascending: a
+// least significant digit first radix sort on bytes, through tmp, with
+// every digit counted in one pass. It returns the sorted keys and the
+// other buffer, for reuse.
 func radixSort(keys, tmp []uint32, bits uint) (sorted, scratch []uint32) {
 	if cap(tmp) < len(keys) {
 		tmp = make([]uint32, len(keys), cap(keys))
 	}
 	tmp = tmp[:len(keys)]
-	for shift := uint(0); shift < bits && len(keys) > 0; shift += 8 {
-		var at [256]int32
-		for _, k := range keys {
-			at[k>>shift&0xff]++
-		}
-		if int(at[keys[0]>>shift&0xff]) == len(keys) {
+	var at [3][256]int32
+	for _, k := range keys {
+		at[0][k&0xff]++
+		at[1][k>>8&0xff]++
+		at[2][k>>16&0xff]++
+	}
+	for digit := range min(int(bits+7)/8, len(at)) {
+		shift := uint(8 * digit)
+		if len(keys) == 0 || int(at[digit][keys[0]>>shift&0xff]) == len(keys) {
 			continue // one value of this digit: the order stands
 		}
+		pos := &at[digit]
 		sum := int32(0)
-		for i, c := range at {
-			at[i], sum = sum, sum+c
+		for i, c := range pos[:min(1<<(bits-shift), 256)] {
+			pos[i], sum = sum, sum+c
 		}
 		for _, k := range keys {
 			d := k >> shift & 0xff
-			tmp[at[d]] = k
-			at[d]++
+			tmp[pos[d]] = k
+			pos[d]++
 		}
 		keys, tmp = tmp, keys
 	}

@@ -9,7 +9,9 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
-// player is one player online. Owned by the tick goroutine.
+// player is one player online. Owned by the tick goroutine; in the info
+// phase, which waits for them, its workers write the sent* fields (and
+// the client's chunk) of the players of their own share.
 type player struct {
 	pid    uint16
 	user37 uint64
@@ -31,8 +33,10 @@ type player struct {
 	leaving bool
 	reason  proto.LogoutReason
 
-	sentPos    terrain.Point // the last Position sent
-	sentNearby []byte        // the last Nearby sent: its entries, encoded
+	sentPos terrain.Point // the last Position sent
+	// The last Nearby sent: its entries, encoded, in two parts, read-only
+	// (in the info phase's arenas, which keep them one phase more).
+	sentA, sentB []byte
 }
 
 // accept makes c a player: the client hears LoginResponse(2), MapInfo,

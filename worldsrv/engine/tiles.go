@@ -97,27 +97,29 @@ func (ix *tileIndex) square(x, y, d int) int32 {
 }
 
 // radius is the least distance around (x, y) within which at least
-// tileLimit players stand, or NearbyRadius.
-func (ix *tileIndex) radius(x, y int) int {
+// tileLimit players stand, or NearbyRadius, and how many stand within it.
+func (ix *tileIndex) radius(x, y int) (r int, n int32) {
 	for d := range proto.NearbyRadius {
-		if ix.square(x, y, d) >= tileLimit {
-			return d
+		if n := ix.square(x, y, d); n >= tileLimit {
+			return d, n
 		}
 	}
-	return proto.NearbyRadius
+	return proto.NearbyRadius, ix.square(x, y, proto.NearbyRadius)
 }
 
-// collect appends to keys a key (distance<<pidBits | pid) for every player
-// within distance r of (x, y); their order is the tiles' row by row.
-func (ix *tileIndex) collect(x, y, r int, pidBits uint, keys []uint32) []uint32 {
+// collect puts in keys, which radius sized, a key (distance<<pidBits |
+// pid) for every player within distance r of (x, y); their order is the
+// tiles' row by row.
+func (ix *tileIndex) collect(x, y, r int, pidBits uint, keys []uint32) {
 	x0, x1 := max(x-r, 0), min(x+r, ix.width-1)
+	i := 0
 	for row := max(y-r, 0); row <= min(y+r, ix.height-1); row++ {
 		dy := abs(row - y)
 		t := row * ix.width
 		for _, o := range ix.occ[ix.start[t+x0]:ix.start[t+x1+1]] {
 			d := max(abs(int(o>>16)-x), dy)
-			keys = append(keys, uint32(d)<<pidBits|o&0xffff)
+			keys[i] = uint32(d)<<pidBits | o&0xffff
+			i++
 		}
 	}
-	return keys
 }
