@@ -59,8 +59,8 @@ func TestWorldLinkDropped_ResyncRestoresListsAndUnsyncedSessionsEnd(t *testing.T
 	w10.login(gone)
 	w11.expectSet(ufl(b, a, 10), ufl(b, gone, 10))
 
+	dropped := time.Now() // before: the node may see the drop before disconnect returns
 	w10.disconnect()
-	dropped := time.Now()
 	w10 = connectWorld(t, n10)
 	// The world resyncs a (with its private mode), not gone, then asks for
 	// a refresh.

@@ -27,7 +27,8 @@ type Handler interface {
 	// msg aliases the read buffer: it is valid only during the call.
 	HandleFrame(msg proto.Message)
 	// WorldUp and WorldDown report the link's state. A replaced connection
-	// reports WorldDown, then WorldUp for the new one.
+	// reports WorldDown, then WorldUp for the new one. A lost connection's
+	// WorldDown returns before a reconnect's WorldUp and frames.
 	WorldUp()
 	WorldDown()
 }
@@ -55,7 +56,10 @@ type Server struct {
 	log *slog.Logger // immutable after New
 	ln  net.Listener // immutable after New; closed by Run's teardown or Close
 
-	attachMu sync.Mutex // held through attach, so the handler sees each WorldDown/WorldUp pair in order
+	// attachMu is held through attach and through detach's WorldDown, so
+	// the handler sees each connection's WorldDown before the next one's
+	// WorldUp and frames.
+	attachMu sync.Mutex
 
 	mu      sync.Mutex // guards conn and stopped
 	conn    *conn      // guarded by mu; the current world connection, nil when none
@@ -205,8 +209,13 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	}
 }
 
-// detach forgets c after its read side ended.
+// detach forgets c after its read side ended. It holds attachMu until
+// WorldDown has returned: a world reconnecting meanwhile waits in attach,
+// so its WorldUp and its frames (a PlayerResync) cannot come before this
+// WorldDown, which would orphan the sessions they just resynced.
 func (s *Server) detach(c *conn, err error) {
+	s.attachMu.Lock()
+	defer s.attachMu.Unlock()
 	s.mu.Lock()
 	current := s.conn == c
 	if current {
