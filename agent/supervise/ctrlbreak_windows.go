@@ -51,6 +51,7 @@ var swallow = sync.OnceValue(func() uintptr {
 func signalStop(pid int) error {
 	ctrlMu.Lock()
 	defer ctrlMu.Unlock()
+	ownConsole() // decided before the agent is ever attached to a game's console
 	if r, _, err := procAttachConsole.Call(uintptr(pid)); r == 0 {
 		if errors.Is(err, windows.ERROR_ACCESS_DENIED) { // the agent has a console: the game shares it
 			return ctrlBreak(pid)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -15,14 +16,17 @@ import (
 var procGetConsoleProcessList = kernel32.NewProc("GetConsoleProcessList")
 
 // ownConsole reports whether the agent has a console (GetConsoleProcessList
-// fails without one: a service, or a detached process).
-func ownConsole() agentConsole {
+// fails without one: a service, or a detached process). It is decided
+// once, before signalStop first attaches to a game's console (it calls
+// ownConsole first), so a game started while the agent is attached to
+// another game's console is still created as one of a console-less agent.
+var ownConsole = sync.OnceValue(func() agentConsole {
 	var pids [1]uint32
 	if r, _, _ := procGetConsoleProcessList.Call(uintptr(unsafe.Pointer(&pids[0])), 1); r == 0 {
 		return agentWithoutConsole
 	}
 	return agentWithConsole
-}
+})
 
 // setProcAttrs sets how the game is created (childCreationFlags: its own
 // process group, out of the agent's job, its own windowless console under

@@ -64,6 +64,7 @@ type stdinPipe struct {
 	runs   uint64         // guarded by mu; pipes created, for the next name
 	name   string         // guarded by mu; the pipe of the run being started
 	client windows.Handle // guarded by mu; the agent's end for the run being started, 0 if none
+	game   *os.File       // guarded by mu; the game's end while registered in spawning, nil if none
 	cmd    *exec.Cmd      // guarded by mu; the run being started (set by setProcAttrs), nil if none
 }
 
@@ -81,13 +82,19 @@ func (s *stdinPipe) childEnd() (*os.File, error) {
 		return nil, err
 	}
 	f := os.NewFile(uintptr(server), name)
-	s.name, s.client = name, client
+	s.name, s.client, s.game = name, client, f
 	spawning.Store(f, s)
 	return f, nil
 }
 
-// dropPendingLocked closes the client end of a run that never started.
+// dropPendingLocked forgets a run that never started (its other files
+// could not be opened, or the start failed): its registration, its client
+// end.
 func (s *stdinPipe) dropPendingLocked() {
+	if s.game != nil {
+		spawning.Delete(s.game)
+		s.game = nil
+	}
 	if s.client != 0 {
 		_ = windows.CloseHandle(s.client)
 		s.client = 0
@@ -143,7 +150,7 @@ func (s *stdinPipe) writer() (*os.File, error) {
 // after an agent restart), never this run's input; stdin.json says why.
 func (s *stdinPipe) startedLocked() *os.File {
 	cmd, client, name := s.cmd, s.client, s.name
-	s.cmd, s.client = nil, 0
+	s.cmd, s.client, s.game = nil, 0, nil
 	w := os.NewFile(uintptr(client), name)
 	id, err := identify(cmd.Process.Pid)
 	if err != nil {
