@@ -46,20 +46,28 @@ func TestMkimage_RealImages(t *testing.T) {
 	}
 	t.Logf("mkimage built both images in %v", time.Since(start).Round(time.Millisecond))
 	paths := []string{filepath.Join(out, "corrosion-panel-9.8.7-test.oci.tar"), filepath.Join(out, "corrosion-world-9.8.7-test.oci.tar")}
+	bins, binDir := map[string]string{}, t.TempDir() // image name -> its entrypoint, taken from the image
 	t.Run("panel", func(t *testing.T) {
 		img := checkArchive(t, paths[0], PanelName)
 		checkRun(t, img, []string{"/usr/bin/corrosion-panel"}, []string{"serve"}, []string{"7780/tcp"})
 		if !slices.Contains(img.Config.Config.Env, "CORROSION_PANEL_LISTEN=0.0.0.0:7780") {
 			t.Errorf("env %v: the panel must listen on every address in a container", img.Config.Config.Env)
 		}
-		bin := checkBinary(t, img, "usr/bin/corrosion-panel")
-		runVersion(t, bin, "corrosion-panel")
+		bins[PanelName] = checkBinary(t, img, "usr/bin/corrosion-panel", binDir)
+		runVersion(t, bins[PanelName], "corrosion-panel")
 	})
 	t.Run("world", func(t *testing.T) {
 		img := checkArchive(t, paths[1], WorldName)
 		checkRun(t, img, []string{"/usr/bin/worldsrv"}, nil, []string{"43594/tcp", "8080/tcp"})
-		runVersion(t, checkBinary(t, img, "usr/bin/worldsrv"), "worldsrv")
-		checkBinary(t, img, "usr/bin/ether") // beside worldsrv: where --ether spawn looks first
+		bins[WorldName] = checkBinary(t, img, "usr/bin/worldsrv", binDir)
+		runVersion(t, bins[WorldName], "worldsrv")
+		checkBinary(t, img, "usr/bin/ether", binDir) // beside worldsrv: where --ether spawn looks first
+	})
+	t.Run("compose commands", func(t *testing.T) {
+		if len(bins) != 2 {
+			t.Fatal("no binaries from the images")
+		}
+		checkComposeCommands(t, bins)
 	})
 }
 
@@ -128,8 +136,8 @@ func checkRun(t *testing.T, img readImage, entrypoint, cmd, ports []string) {
 }
 
 // checkBinary checks that the image's file at p is an executable, static
-// x86-64 ELF and writes it out to run.
-func checkBinary(t *testing.T, img readImage, p string) string {
+// x86-64 ELF and writes it to dir to run.
+func checkBinary(t *testing.T, img readImage, p, dir string) string {
 	t.Helper()
 	f, ok := img.Files[p]
 	if !ok {
@@ -150,7 +158,7 @@ func checkBinary(t *testing.T, img readImage, p string) string {
 			t.Errorf("/%s has an interpreter: not statically linked", p)
 		}
 	}
-	path := filepath.Join(t.TempDir(), filepath.Base(p))
+	path := filepath.Join(dir, filepath.Base(p))
 	if err := os.WriteFile(path, f.Data, 0o755); err != nil {
 		t.Fatal(err)
 	}
