@@ -55,5 +55,27 @@ fuzz:
 bench: build
 	$(GO) run ./internal/benchreport -out BENCHMARKS.md
 
+# OCI archives of the panel and world images in dist/, built without a Docker
+# daemon (docs/containers.md); PLATFORMS=linux/amd64,linux/arm64 for both.
+PLATFORMS ?= linux/amd64
+.PHONY: images
+images:
+	$(GO) run ./packaging/image/mkimage -version $(VERSION) -commit $(COMMIT) -created $(DATE) -platforms $(PLATFORMS) -out dist
+
+# deb and rpm of corrosion-agent, corrosion-panel and corrosion-world in dist/
+# (docs/packages.md), from static binaries in bin/linux_<arch>/;
+# PKG_ARCHES="amd64 arm64" for both.
+PKG_ARCHES ?= amd64
+PKG_MAINTAINER ?= Corrosion maintainers <corrosion@example.org>
+.PHONY: packages package-check
+packages:
+	GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" DATE="$(DATE)" LDFLAGS="$(LDFLAGS)" \
+		ARCHES="$(PKG_ARCHES)" MAINTAINER="$(PKG_MAINTAINER)" packaging/build.sh
+
+# lintian, then install/remove/purge of the debs on this machine (as root; it
+# leaves the machine as it found it), and rpm -qip of the rpms.
+package-check:
+	packaging/check.sh
+
 clean:
 	rm -rf bin
