@@ -61,7 +61,7 @@ write_changelog() {
 }
 
 main() {
-	rm -rf dist
+	rm -rf "$STAGE" dist/*.deb dist/*.rpm # dist/ also holds the images' archives
 	mkdir -p "$STAGE"
 	local arch pkg format
 	for arch in $ARCHES; do
