@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -39,7 +38,9 @@ const adminsOnlySDDL = "D:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
 
 func defaultConfigPath() string { return hostLayout().Config }
 
-func hostLayout() winLayout { return windowsLayout(os.Getenv("ProgramData")) }
+func hostLayout() winLayout {
+	return windowsLayout(os.Getenv("ProgramData"), os.Getenv("ProgramFiles"))
+}
 
 // errNotElevated: a change to the real system from an ordinary prompt.
 var errNotElevated = errors.New("needs an elevated prompt (Run as administrator)")
@@ -63,28 +64,19 @@ func install(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	valid, err := s.installFiles()
-	if err != nil {
+	res, err := s.installFiles()
+	if err != nil || s.o.Root != "" {
 		return err
 	}
-	if s.o.Root != "" {
-		return nil
-	}
-	bin := o.Binary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return fmt.Errorf("install: find the agent binary: %w", err)
-		}
-	}
-	if bin, err = filepath.Abs(bin); err != nil {
-		return fmt.Errorf("install: binary: %w", err)
-	}
 	start := winStartManual
-	if valid {
+	if res.Valid {
 		start = winStartDelayed
 	}
-	return s.registerService(ctx, windowsServiceSpec(bin, s.o.ConfigPath, start))
+	return s.registerService(ctx, windowsServiceSpec(s.layout.Binary, s.o.ConfigPath, start), res.BinaryChanged)
 }
+
+// WindowsEnvFile is the agent.env the Windows service reads at each start.
+func WindowsEnvFile() string { return hostLayout().EnvFile }
 
 // protectDir gives path the admins-only ACL.
 func protectDir(path string) error {
@@ -101,8 +93,9 @@ func protectDir(path string) error {
 }
 
 // registerService creates or updates the service, its recovery actions
-// and its Event Log source, and starts it when the config validates.
-func (s *winSession) registerService(ctx context.Context, spec winServiceSpec) error {
+// and its Event Log source, and starts it when the config validates
+// (restarts it when it runs and its binary or configuration changed).
+func (s *winSession) registerService(ctx context.Context, spec winServiceSpec, binaryChanged bool) error {
 	m, err := mgr.Connect()
 	if err != nil {
 		if s.o.DryRun { // not elevated: the whole plan, as for a first install
@@ -113,7 +106,7 @@ func (s *winSession) registerService(ctx context.Context, spec winServiceSpec) e
 		return fmt.Errorf("connect to the service manager: %w", err)
 	}
 	defer m.Disconnect()
-	sv, err := s.ensureService(m, spec)
+	sv, updated, err := s.ensureService(m, spec)
 	if err != nil {
 		return err
 	}
@@ -132,7 +125,7 @@ func (s *winSession) registerService(ctx context.Context, spec winServiceSpec) e
 		s.printf("skip starting %s (the config does not validate)", spec.Name)
 		return nil
 	}
-	return s.startService(ctx, sv)
+	return s.startService(ctx, sv, binaryChanged || updated)
 }
 
 // planRest prints the steps after the registration of a service that
@@ -169,8 +162,9 @@ func sameConfig(a, b mgr.Config) bool {
 }
 
 // ensureService creates the service or brings its configuration in line
-// with spec. It returns nil (and no error) in a dry run of a creation.
-func (s *winSession) ensureService(m *mgr.Mgr, spec winServiceSpec) (*mgr.Service, error) {
+// with spec, and reports whether it changed an existing one. It returns a
+// nil service (and no error) in a dry run of a creation.
+func (s *winSession) ensureService(m *mgr.Mgr, spec winServiceSpec) (*mgr.Service, bool, error) {
 	sv, err := m.OpenService(spec.Name)
 	if err != nil {
 		var created *mgr.Service
@@ -180,25 +174,25 @@ func (s *winSession) ensureService(m *mgr.Mgr, spec winServiceSpec) (*mgr.Servic
 				created, err = m.CreateService(spec.Name, spec.Binary, wantConfig(mgr.Config{}, spec), spec.Args...)
 				return err
 			})
-		return created, err
+		return created, false, err
 	}
 	cur, err := sv.Config()
 	if err != nil {
 		sv.Close()
-		return nil, fmt.Errorf("read the configuration of service %s: %w", spec.Name, err)
+		return nil, false, fmt.Errorf("read the configuration of service %s: %w", spec.Name, err)
 	}
 	want := wantConfig(cur, spec)
 	if sameConfig(cur, want) {
 		s.printf("ok   service %s: %s (%s)", spec.Name, want.BinaryPathName, spec.Start)
-		return sv, nil
+		return sv, false, nil
 	}
 	err = s.act(fmt.Sprintf("update service %s: %s (%s; was %s)", spec.Name, want.BinaryPathName, spec.Start,
 		cur.BinaryPathName), func() error { return sv.UpdateConfig(want) })
 	if err != nil {
 		sv.Close()
-		return nil, err
+		return nil, false, err
 	}
-	return sv, nil
+	return sv, true, nil
 }
 
 // ensureRecovery sets the restart-on-failure actions, for crashes and for
@@ -239,22 +233,44 @@ func (s *winSession) ensureEventSource(src string) error {
 	})
 }
 
-// startService starts the service unless it runs, and waits for it.
-func (s *winSession) startService(ctx context.Context, sv *mgr.Service) error {
+// startService starts the service unless it runs, and waits for it; a
+// running one is restarted when changed says its binary or configuration
+// changed. Stopping the agent leaves the game servers running; the
+// restarted agent adopts them.
+func (s *winSession) startService(ctx context.Context, sv *mgr.Service, changed bool) error {
 	st, err := sv.Query()
 	if err != nil {
 		return fmt.Errorf("query service %s: %w", sv.Name, err)
 	}
-	if st.State == svc.Running {
-		s.printf("ok   service %s is running (a changed binary or config takes effect at its next start)", sv.Name)
+	if st.State == svc.Running && !changed {
+		s.printf("ok   service %s is running", sv.Name)
 		return nil
 	}
-	return s.act("start service "+sv.Name, func() error {
-		if err := sv.Start(); err != nil {
-			return err
-		}
-		return waitState(ctx, sv, svc.Running)
-	})
+	if st.State != svc.Stopped && st.State != svc.Running {
+		s.printf("skip service %s: it is %s; run install again once it has settled", sv.Name, stateName(st.State))
+		return nil
+	}
+	if st.State == svc.Running {
+		err := s.act("restart service "+sv.Name+" (its binary or configuration changed; game servers keep running)",
+			func() error {
+				if _, err := sv.Control(svc.Stop); err != nil {
+					return err
+				}
+				if err := waitState(ctx, sv, svc.Stopped); err != nil {
+					return err
+				}
+				return startAndWait(ctx, sv)
+			})
+		return err
+	}
+	return s.act("start service "+sv.Name, func() error { return startAndWait(ctx, sv) })
+}
+
+func startAndWait(ctx context.Context, sv *mgr.Service) error {
+	if err := sv.Start(); err != nil {
+		return err
+	}
+	return waitState(ctx, sv, svc.Running)
 }
 
 // waitState polls the service until it is in want (or stopped, when

@@ -6,6 +6,7 @@ package installer
 // tests do it on Linux.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -157,35 +158,105 @@ func (s *winSession) writeConfig() error {
 	})
 }
 
-// installFiles creates the layout and the config, and reports whether the
-// config validates (the service is started only then).
-func (s *winSession) installFiles() (bool, error) {
+// filesResult is what installFiles did and found.
+type filesResult struct {
+	Valid         bool // the config validates: the service may be started
+	BinaryChanged bool // the binary was (or, in a dry run, would be) replaced
+}
+
+// installFiles installs the binary, creates the layout and the config, and
+// checks the config.
+func (s *winSession) installFiles() (filesResult, error) {
+	var res filesResult
 	l := s.layout
+	changed, err := s.installBinary()
+	if err != nil {
+		return res, err
+	}
+	res.BinaryChanged = changed
 	for _, d := range []struct {
 		path   string
 		access dirAccess
 	}{{l.Base, adminsOnly}, {l.Data, inheritedAccess}, {l.Servers, inheritedAccess}} {
 		if err := s.ensureDir(d.path, d.access); err != nil {
-			return false, err
+			return res, err
 		}
 	}
 	if err := s.writeConfig(); err != nil {
-		return false, err
+		return res, err
 	}
-	return s.checkConfig(), nil
+	res.Valid = s.checkConfig()
+	return res, nil
 }
 
-// checkConfig validates the config as the agent will load it and says
-// what to fix.
+// installBinary copies the agent binary (Options.Binary, or the running
+// executable) to the layout's place when the bytes differ. A running
+// binary cannot be overwritten on Windows but can be renamed: the old one
+// becomes corrosion-agent.exe.old (removed at the next upgrade), and the
+// new one takes its name, so the service runs it from its next start.
+func (s *winSession) installBinary() (bool, error) {
+	src := s.o.Binary
+	if src == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return false, fmt.Errorf("find the agent binary: %w", err)
+		}
+		src = exe
+	}
+	dst := s.layout.Binary
+	h := s.host(dst)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return false, fmt.Errorf("read the agent binary: %w", err)
+	}
+	if cur, err := os.ReadFile(h); err == nil && bytes.Equal(cur, data) {
+		s.printf("ok   %s (the same binary)", dst)
+		return false, nil
+	}
+	return true, s.act(fmt.Sprintf("install %s as %s", src, dst), func() error {
+		return replaceFile(h, data)
+	})
+}
+
+// replaceFile puts data at path: written next to it, the current file
+// moved aside to path.old, the new one renamed into place.
+func replaceFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return err
+	}
+	old := path + ".old"
+	_ = os.Remove(old) // still running (two upgrades without a restart): it stays
+	if err := os.Rename(path, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// checkConfig validates the config as the agent will load it (with the
+// variables of agent.env over the process environment, as the service
+// sees them) and says what to fix.
 func (s *winSession) checkConfig() bool {
 	p := s.o.ConfigPath
-	if s.o.DryRun {
-		if _, err := os.Stat(s.host(p)); err != nil {
+	data, err := os.ReadFile(s.host(p))
+	if err != nil {
+		if s.o.DryRun && errors.Is(err, fs.ErrNotExist) {
 			s.printf("config %s: not written in a dry run; the service would not be started", p)
-			return false
+		} else {
+			s.printf("config %s cannot be read: %v", p, err)
 		}
+		return false
 	}
-	if _, err := config.Load(s.host(p)); err != nil {
+	env, err := ReadEnvFile(s.host(s.layout.EnvFile))
+	if err != nil {
+		s.printf("%s cannot be read: %v", s.layout.EnvFile, err)
+		return false
+	}
+	if _, err := config.Parse(data, EnvLookup(env)); err != nil {
 		s.printf("config %s does not validate (the service starts only once it does):\n%v", p, err)
 		s.printf("edit it, check it with `corrosion-agent validate --config %s`, then run install again", p)
 		return false
@@ -196,5 +267,6 @@ func (s *winSession) checkConfig() bool {
 
 // keepFiles prints what an uninstall leaves in place.
 func (s *winSession) keepFiles() {
-	s.printf("keep %s (config) and %s, %s (state and game servers)", s.o.ConfigPath, s.layout.Data, s.layout.Servers)
+	s.printf("keep %s (config), %s, %s (state and game servers) and %s", s.o.ConfigPath, s.layout.Data,
+		s.layout.Servers, s.layout.Binary)
 }

@@ -9,21 +9,36 @@ import (
 	"testing"
 )
 
-// winInstallFiles runs the file part of a Windows install into root and
-// returns whether the config validated and what it printed.
-func winInstallFiles(t *testing.T, o Options) (bool, string) {
+// winInstallFiles runs the file part of a Windows install into root (the
+// binary: a file of its own unless o says) and returns what it did and
+// printed.
+func winInstallFiles(t *testing.T, o Options) (filesResult, string) {
 	t.Helper()
 	var out bytes.Buffer
 	o.Out = &out
-	s, err := newWinSession(o, "install", windowsLayout(""))
+	if o.Binary == "" {
+		o.Binary = fakeAgentBinary(t, "agent v1")
+	}
+	s, err := newWinSession(o, "install", windowsLayout("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	valid, err := s.installFiles()
+	res, err := s.installFiles()
 	if err != nil {
 		t.Fatalf("install files: %v\n%s", err, out.String())
 	}
-	return valid, out.String()
+	return res, out.String()
+}
+
+// fakeAgentBinary is a stand-in for corrosion-agent.exe with the given
+// bytes (the installer copies it, never runs it).
+func fakeAgentBinary(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "corrosion-agent.exe")
+	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // winTree lists every path under root with "/" for directories.
@@ -50,22 +65,30 @@ func winTree(t *testing.T, root string) []string {
 
 func winLines(s ...string) string { return strings.Join(s, "\n") + "\n" }
 
+const rootBanner = ": every path below lives under it; the service manager is not touched"
+
 func TestWindowsInstallFiles_IntoRoot(t *testing.T) {
 	root := t.TempDir()
-	valid, out := winInstallFiles(t, Options{Root: root})
-	if valid {
-		t.Fatal("the template validated (its license_id is empty)")
+	bin := fakeAgentBinary(t, "agent v1")
+	res, out := winInstallFiles(t, Options{Root: root, Binary: bin})
+	if res.Valid || !res.BinaryChanged {
+		t.Fatalf("result %+v: want an invalid config (its license_id is empty) and a new binary", res)
 	}
-	wantTree := []string{"ProgramData/", "ProgramData/Corrosion/", "ProgramData/Corrosion/agent.toml",
+	wantTree := []string{"Program Files/", "Program Files/Corrosion/", "Program Files/Corrosion/corrosion-agent.exe",
+		"ProgramData/", "ProgramData/Corrosion/", "ProgramData/Corrosion/agent.toml",
 		"ProgramData/Corrosion/data/", "ProgramData/Corrosion/servers/"}
 	if got := winTree(t, root); strings.Join(got, " ") != strings.Join(wantTree, " ") {
 		t.Fatalf("files %q, want %q", got, wantTree)
 	}
 	b, err := os.ReadFile(filepath.Join(root, "ProgramData", "Corrosion", "agent.toml"))
-	if err != nil || string(b) != windowsConfig(ConfigTemplate, windowsLayout("")) {
+	if err != nil || string(b) != windowsConfig(ConfigTemplate, windowsLayout("", "")) {
 		t.Fatalf("config is not the Windows template (%v)", err)
 	}
-	head := winLines("root "+root+": every path below lives under it; the service manager is not touched",
+	if b, _ := os.ReadFile(filepath.Join(root, "Program Files", "Corrosion", "corrosion-agent.exe")); string(b) != "agent v1" {
+		t.Fatalf("binary holds %q", b)
+	}
+	head := winLines("root "+root+rootBanner,
+		`install `+bin+` as C:\Program Files\Corrosion\corrosion-agent.exe`,
 		`mkdir C:\ProgramData\Corrosion (Administrators and SYSTEM only)`,
 		`mkdir C:\ProgramData\Corrosion\data`,
 		`mkdir C:\ProgramData\Corrosion\servers`,
@@ -77,26 +100,32 @@ func TestWindowsInstallFiles_IntoRoot(t *testing.T) {
 }
 
 // A second install changes nothing: an edited config is kept, and once it
-// validates the install says so (the service would be started).
+// validates (its ${NATS_TOKEN} from agent.env) the install says so.
 func TestWindowsInstallFiles_SecondRunChangesNothing(t *testing.T) {
 	root := t.TempDir()
-	winInstallFiles(t, Options{Root: root})
-	cfg := filepath.Join(root, "ProgramData", "Corrosion", "agent.toml")
+	bin := fakeAgentBinary(t, "agent v1")
+	winInstallFiles(t, Options{Root: root, Binary: bin})
+	base := filepath.Join(root, "ProgramData", "Corrosion")
+	cfg := filepath.Join(base, "agent.toml")
 	b, _ := os.ReadFile(cfg)
-	edited := strings.Replace(string(b), `license_id = ""`, `license_id = "lic-1"`, 1)
+	edited := strings.Replace(string(b), `license_id = ""`, "license_id = \"lic-1\"\nnats_token = \"${NATS_TOKEN}\"", 1)
 	if err := os.WriteFile(cfg, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(base, "agent.env"), []byte("NATS_TOKEN=s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	before := winTree(t, root)
-	valid, out := winInstallFiles(t, Options{Root: root})
-	want := winLines("root "+root+": every path below lives under it; the service manager is not touched",
+	res, out := winInstallFiles(t, Options{Root: root, Binary: bin})
+	want := winLines("root "+root+rootBanner,
+		`ok   C:\Program Files\Corrosion\corrosion-agent.exe (the same binary)`,
 		`ok   C:\ProgramData\Corrosion`,
 		`ok   C:\ProgramData\Corrosion\data`,
 		`ok   C:\ProgramData\Corrosion\servers`,
 		`skip C:\ProgramData\Corrosion\agent.toml (exists; never overwritten)`,
 		`ok   config C:\ProgramData\Corrosion\agent.toml validates`)
-	if !valid || out != want {
-		t.Fatalf("valid %v, output\n%s\nwant\n%s", valid, out, want)
+	if !res.Valid || res.BinaryChanged || out != want {
+		t.Fatalf("result %+v, output\n%s\nwant\n%s", res, out, want)
 	}
 	if after, _ := os.ReadFile(cfg); string(after) != edited {
 		t.Fatal("the edited config was overwritten")
@@ -106,18 +135,42 @@ func TestWindowsInstallFiles_SecondRunChangesNothing(t *testing.T) {
 	}
 }
 
+// An upgrade replaces the binary and keeps the old one aside (a running
+// .exe can be renamed, not overwritten, on Windows).
+func TestWindowsInstallFiles_UpgradeReplacesTheBinary(t *testing.T) {
+	root := t.TempDir()
+	winInstallFiles(t, Options{Root: root, Binary: fakeAgentBinary(t, "agent v1")})
+	v2 := fakeAgentBinary(t, "agent v2")
+	res, out := winInstallFiles(t, Options{Root: root, Binary: v2})
+	if !res.BinaryChanged || !strings.Contains(out, "install "+v2+` as C:\Program Files\Corrosion\corrosion-agent.exe`) {
+		t.Fatalf("result %+v, output\n%s", res, out)
+	}
+	dir := filepath.Join(root, "Program Files", "Corrosion")
+	for name, want := range map[string]string{"corrosion-agent.exe": "agent v2", "corrosion-agent.exe.old": "agent v1"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", name, b, err, want)
+		}
+	}
+	winInstallFiles(t, Options{Root: root, Binary: fakeAgentBinary(t, "agent v3")})
+	if b, _ := os.ReadFile(filepath.Join(dir, "corrosion-agent.exe.old")); string(b) != "agent v2" {
+		t.Fatalf("after a second upgrade the old binary is %q", b)
+	}
+}
+
 func TestWindowsInstallFiles_DryRunChangesNothing(t *testing.T) {
 	root := t.TempDir()
-	valid, out := winInstallFiles(t, Options{Root: root, DryRun: true})
-	want := winLines("root "+root+": every path below lives under it; the service manager is not touched",
+	bin := fakeAgentBinary(t, "agent v1")
+	res, out := winInstallFiles(t, Options{Root: root, Binary: bin, DryRun: true})
+	want := winLines("root "+root+rootBanner,
 		"dry run: nothing is changed",
+		`would install `+bin+` as C:\Program Files\Corrosion\corrosion-agent.exe`,
 		`would mkdir C:\ProgramData\Corrosion (Administrators and SYSTEM only)`,
 		`would mkdir C:\ProgramData\Corrosion\data`,
 		`would mkdir C:\ProgramData\Corrosion\servers`,
 		`would write C:\ProgramData\Corrosion\agent.toml`,
 		`config C:\ProgramData\Corrosion\agent.toml: not written in a dry run; the service would not be started`)
-	if valid || out != want {
-		t.Fatalf("valid %v, output\n%s\nwant\n%s", valid, out, want)
+	if res.Valid || out != want {
+		t.Fatalf("result %+v, output\n%s\nwant\n%s", res, out, want)
 	}
 	if got := winTree(t, root); len(got) != 0 {
 		t.Fatalf("a dry run wrote %q", got)
@@ -145,7 +198,7 @@ func TestWindowsSession_BadOptions(t *testing.T) {
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := newWinSession(o, "install", windowsLayout("")); err == nil {
+			if _, err := newWinSession(o, "install", windowsLayout("", "")); err == nil {
 				t.Fatalf("%+v accepted", o)
 			}
 		})
@@ -161,10 +214,11 @@ func TestWindowsInstallFiles_DataPathIsAFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(base, "data"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newWinSession(Options{Root: root}, "install", windowsLayout(""))
+	s, err := newWinSession(Options{Root: root}, "install", windowsLayout("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.o.Binary = fakeAgentBinary(t, "agent")
 	if _, err := s.installFiles(); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("install over a file named data: %v", err)
 	}
@@ -172,12 +226,14 @@ func TestWindowsInstallFiles_DataPathIsAFile(t *testing.T) {
 
 func TestWindowsUninstall_KeepsFiles(t *testing.T) {
 	var out bytes.Buffer
-	s, err := newWinSession(Options{Root: t.TempDir(), Out: &out}, "uninstall", windowsLayout(""))
+	s, err := newWinSession(Options{Root: t.TempDir(), Out: &out}, "uninstall", windowsLayout("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.keepFiles()
-	if !strings.Contains(out.String(), `keep C:\ProgramData\Corrosion\agent.toml (config) and C:\ProgramData\Corrosion\data, C:\ProgramData\Corrosion\servers`) {
+	want := `keep C:\ProgramData\Corrosion\agent.toml (config), C:\ProgramData\Corrosion\data, ` +
+		`C:\ProgramData\Corrosion\servers (state and game servers) and C:\Program Files\Corrosion\corrosion-agent.exe`
+	if !strings.Contains(out.String(), want) {
 		t.Fatalf("output %s", out.String())
 	}
 }

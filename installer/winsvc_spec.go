@@ -13,29 +13,39 @@ import (
 
 // The Windows service and its Event Log source.
 const (
-	WindowsServiceName  = "corrosion-agent"
-	windowsDisplayName  = "Corrosion agent"
-	windowsDescription  = "Supervises this host's game servers for Corrosion and reports to the panel over NATS. Game servers keep running while it is stopped or restarted, and are adopted when it starts."
-	windowsEventSource  = WindowsServiceName
-	windowsDefaultPData = `C:\ProgramData`
+	WindowsServiceName   = "corrosion-agent"
+	windowsDisplayName   = "Corrosion agent"
+	windowsDescription   = "Supervises this host's game servers for Corrosion and reports to the panel over NATS. Game servers keep running while it is stopped or restarted, and are adopted when it starts."
+	windowsEventSource   = WindowsServiceName
+	windowsDefaultPData  = `C:\ProgramData`
+	windowsDefaultPFiles = `C:\Program Files`
 )
 
-// winLayout is where the agent lives on a Windows host: everything under
-// %ProgramData%\Corrosion. The paths are Windows paths whatever GOOS is.
+// winLayout is where the agent lives on a Windows host: the binary under
+// %ProgramFiles%\Corrosion, everything else under %ProgramData%\Corrosion.
+// The paths are Windows paths whatever GOOS is.
 type winLayout struct {
+	Binary  string // %ProgramFiles%\Corrosion\corrosion-agent.exe
 	Base    string // %ProgramData%\Corrosion (readable by Administrators and SYSTEM only)
 	Config  string // Base\agent.toml
+	EnvFile string // Base\agent.env: NAME=value lines for ${NAME} in the config, read at each service start
 	Data    string // Base\data: the agent's state_dir
 	Servers string // Base\servers: where game servers' roots go
 }
 
-// windowsLayout is the layout under programData ("" = C:\ProgramData).
-func windowsLayout(programData string) winLayout {
+// windowsLayout is the layout under programData and programFiles (""
+// = C:\ProgramData, C:\Program Files).
+func windowsLayout(programData, programFiles string) winLayout {
 	if programData == "" {
 		programData = windowsDefaultPData
 	}
+	if programFiles == "" {
+		programFiles = windowsDefaultPFiles
+	}
 	base := strings.TrimRight(programData, `\/`) + `\Corrosion`
-	return winLayout{Base: base, Config: base + `\agent.toml`, Data: base + `\data`, Servers: base + `\servers`}
+	return winLayout{Binary: strings.TrimRight(programFiles, `\/`) + `\Corrosion\corrosion-agent.exe`,
+		Base: base, Config: base + `\agent.toml`, EnvFile: base + `\agent.env`, Data: base + `\data`,
+		Servers: base + `\servers`}
 }
 
 // winStartType is how the service manager starts the service.
@@ -192,11 +202,11 @@ func windowsConfig(template string, l winLayout) string {
 // windowsConfigHeader says what the Linux template's advice means on
 // Windows.
 func windowsConfigHeader(l winLayout) string {
-	return "# Windows host: the corrosion-agent service runs as LocalSystem; " + l.Base + "\n" +
-		"# is readable by Administrators and SYSTEM only. Run the commands below in\n" +
-		"# an elevated prompt. The user and file modes the comments mention are\n" +
-		"# Linux's; agent.env is not read on Windows: set secrets for ${NAME} in the\n" +
-		"# service's environment instead (docs/windows.md).\n#\n"
+	return "# Windows host: the corrosion-agent service runs as LocalSystem, and so do\n" +
+		"# the game servers it starts. " + l.Base + " is readable by\n" +
+		"# Administrators and SYSTEM only; run the commands below in an elevated\n" +
+		"# prompt, without sudo. The user, group and file modes named below are\n" +
+		"# Linux's. The service reads " + l.EnvFile + " at each start.\n#\n"
 }
 
 // secondsDuration is a count of seconds as the service manager reports it.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestWindowsServiceSpec(t *testing.T) {
-	l := windowsLayout("")
+	l := windowsLayout("", "")
 	spec := windowsServiceSpec(`C:\Program Files\Corrosion\corrosion-agent.exe`, l.Config, winStartDelayed)
 	if spec.Name != "corrosion-agent" || spec.EventSource != "corrosion-agent" || spec.DisplayName == "" ||
 		spec.Description == "" {
@@ -32,16 +32,18 @@ func TestWindowsServiceSpec(t *testing.T) {
 }
 
 func TestWindowsLayout(t *testing.T) {
-	for _, pd := range []string{"", `C:\ProgramData`, `C:\ProgramData\`} {
-		l := windowsLayout(pd)
-		want := winLayout{Base: `C:\ProgramData\Corrosion`, Config: `C:\ProgramData\Corrosion\agent.toml`,
-			Data: `C:\ProgramData\Corrosion\data`, Servers: `C:\ProgramData\Corrosion\servers`}
-		if l != want {
-			t.Errorf("ProgramData %q: %+v", pd, l)
+	want := winLayout{Binary: `C:\Program Files\Corrosion\corrosion-agent.exe`, Base: `C:\ProgramData\Corrosion`,
+		Config: `C:\ProgramData\Corrosion\agent.toml`, EnvFile: `C:\ProgramData\Corrosion\agent.env`,
+		Data: `C:\ProgramData\Corrosion\data`, Servers: `C:\ProgramData\Corrosion\servers`}
+	for _, dirs := range [][2]string{{"", ""}, {`C:\ProgramData`, `C:\Program Files`},
+		{`C:\ProgramData\`, `C:\Program Files\`}} {
+		if l := windowsLayout(dirs[0], dirs[1]); l != want {
+			t.Errorf("%q: %+v", dirs, l)
 		}
 	}
-	if l := windowsLayout(`D:\Data`); l.Data != `D:\Data\Corrosion\data` {
-		t.Errorf("D: layout %+v", l)
+	l := windowsLayout(`D:\Data`, `E:\Apps`)
+	if l.Data != `D:\Data\Corrosion\data` || l.Binary != `E:\Apps\Corrosion\corrosion-agent.exe` {
+		t.Errorf("D:/E: layout %+v", l)
 	}
 }
 
@@ -145,7 +147,7 @@ func FuzzComposeCommandLine(f *testing.F) {
 // keeps the agent's state under ProgramData\Corrosion\data, names no Linux
 // path, and fails validation only on the unset license, as on Linux.
 func TestWindowsConfig(t *testing.T) {
-	l := windowsLayout("")
+	l := windowsLayout("", "")
 	out := windowsConfig(ConfigTemplate, l)
 	for _, unix := range []string{"/etc/corrosion", "/var/lib/corrosion-agent", "/srv/corrosion", "sudo "} {
 		if strings.Contains(out, unix) {
@@ -171,7 +173,7 @@ func TestWindowsConfig(t *testing.T) {
 
 func TestWindowsConfig_MapsCommentedPaths(t *testing.T) {
 	in := "# root = \"/srv/corrosion/rust-main\"\n# see /etc/corrosion/agent.toml\nstate_dir = \"/var/lib/corrosion-agent\"\n"
-	out := windowsConfig(in, windowsLayout(`D:\PD`))
+	out := windowsConfig(in, windowsLayout(`D:\PD`, ""))
 	for _, want := range []string{`# root = 'D:\PD\Corrosion\servers\rust-main'`,
 		`# see D:\PD\Corrosion\agent.toml`, `state_dir = 'D:\PD\Corrosion\data'`} {
 		if !strings.Contains(out, want+"\n") {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"golang.org/x/sys/windows/svc"
@@ -81,9 +82,9 @@ type agentService struct {
 // Stopping the agent leaves its game servers running.
 func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, changes chan<- svc.Status) (bool, uint32) {
 	changes <- svc.Status{State: svc.StartPending}
-	cfg, err := config.Load(h.path)
+	cfg, err := loadServiceConfig(h.path)
 	if err != nil {
-		_ = h.elog.Error(eventIDError, fmt.Sprintf("corrosion-agent: invalid config %s:\n%v", h.path, err))
+		_ = h.elog.Error(eventIDError, "corrosion-agent: "+err.Error())
 		return true, exitBadConfig
 	}
 	logger := slog.New(newEventHandler(h.elog, cfg.Agent.SlogLevel()))
@@ -113,6 +114,27 @@ func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, change
 			}
 		}
 	}
+}
+
+// loadServiceConfig sets the variables of agent.env in this process's
+// environment (as systemd's EnvironmentFile does on Linux: they are the
+// agent's, and a game with inherit_env sees them) and loads the config.
+func loadServiceConfig(path string) (*config.Config, error) {
+	envFile := installer.WindowsEnvFile()
+	env, err := installer.ReadEnvFile(envFile)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			return nil, fmt.Errorf("%s: set %s: %w", envFile, k, err)
+		}
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("invalid config %s:\n%w", path, err)
+	}
+	return cfg, nil
 }
 
 // ranOut reports an agent that ended without being asked to.
