@@ -135,3 +135,25 @@ func allPairs(e *Engine, p *player) []proto.NearbyPlayer {
 	})
 	return list[:min(len(list), proto.MaxNearby)]
 }
+
+// radixSort sorts like slices.Sort for keys of two and of three bytes,
+// with repeats, and for none or one.
+func TestRadixSort_SortsLikeSlicesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var tmp []uint32
+	for _, tc := range []struct {
+		bits uint
+		n    int
+	}{{15, 300}, {16, 1000}, {20, 700}, {20, 1}, {14, 0}} {
+		keys := make([]uint32, tc.n)
+		for i := range keys {
+			keys[i] = uint32(rng.IntN(1 << tc.bits))
+		}
+		want := slices.Sorted(slices.Values(keys))
+		var got []uint32
+		got, tmp = radixSort(keys, tmp, tc.bits)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d keys of %d bits: not sorted", tc.n, tc.bits)
+		}
+	}
+}
