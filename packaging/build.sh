@@ -33,16 +33,12 @@ build_binaries() {
 		-ldflags "$LDFLAGS -s -w" -o "bin/linux_$arch/" "${CMDS[@]}"
 }
 
-# The agent's unit as the agent itself renders it for /usr/bin; the static
-# copy in packaging/systemd until `install --print-unit` exists.
+# The agent's unit as the agent itself renders it for /usr/bin (the same
+# unit `corrosion-agent install` writes, docs/installer.md).
 render_agent_unit() {
 	local agent="bin/linux_$($GO env GOARCH)/corrosion-agent"
-	if "$agent" install --print-unit --binary /usr/bin/corrosion-agent >"$STAGE/corrosion-agent.service" 2>/dev/null; then
-		say "agent unit rendered by corrosion-agent install --print-unit"
-	else
-		cp packaging/systemd/corrosion-agent.service "$STAGE/corrosion-agent.service"
-		say "agent unit from packaging/systemd (this agent has no install --print-unit)"
-	fi
+	"$agent" install --print-unit --binary /usr/bin/corrosion-agent >"$STAGE/corrosion-agent.service"
+	say "agent unit rendered by corrosion-agent install --print-unit"
 }
 
 # One changelog entry for this build (nfpm writes it as changelog.Debian.gz

@@ -65,16 +65,15 @@ func readShipped(t *testing.T, root string) shipped {
 
 // agentUnit writes the agent's unit as packaging/build.sh renders it for
 // the package (`corrosion-agent install --print-unit --binary
-// /usr/bin/corrosion-agent`; the static copy in packaging/systemd while the
-// agent has no such command) and returns its path.
-func agentUnit(t *testing.T, root string) string {
+// /usr/bin/corrosion-agent`) and returns its path.
+func agentUnit(t *testing.T) string {
 	t.Helper()
-	agent := testbin.Build(t, "./agent/cmd/corrosion-agent")
-	cmd := exec.Command(agent, "install", "--print-unit", "--binary", "/usr/bin/corrosion-agent")
+	cmd := exec.Command(testbin.Build(t, "./agent/cmd/corrosion-agent"),
+		"install", "--print-unit", "--binary", "/usr/bin/corrosion-agent")
 	cmd.Env = testbin.Env()
 	out, err := cmd.Output()
 	if err != nil {
-		return filepath.Join(root, "packaging/systemd/corrosion-agent.service")
+		t.Fatalf("corrosion-agent install --print-unit: %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "corrosion-agent.service")
 	if err := os.WriteFile(p, out, 0o644); err != nil {
@@ -147,7 +146,7 @@ func TestShippedUnits_Verify(t *testing.T) {
 	if src, ok := s.units["corrosion-agent.service"]; !ok || src != filepath.Join(root, stagedAgentUnit) {
 		t.Fatalf("agent.yaml ships the agent unit from %q, want %s", src, stagedAgentUnit)
 	}
-	s.units["corrosion-agent.service"] = agentUnit(t, root)
+	s.units["corrosion-agent.service"] = agentUnit(t)
 	names := slices.Sorted(maps.Keys(s.units))
 	want := []string{"corrosion-agent.service", "corrosion-panel.service", "corrosion-world@.service"}
 	if !slices.Equal(names, want) {
@@ -207,7 +206,7 @@ func TestShippedUnits_Settings(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := readShipped(t, root)
-	s.units["corrosion-agent.service"] = agentUnit(t, root)
+	s.units["corrosion-agent.service"] = agentUnit(t)
 	want := map[string][]string{
 		"corrosion-agent.service": {"User=corrosion", "KillMode=process", "Restart=always",
 			"After=network-online.target", "WantedBy=multi-user.target",
