@@ -55,12 +55,14 @@ func TestMkimage_RealImages(t *testing.T) {
 		}
 		bins[PanelName] = checkBinary(t, img, "usr/bin/corrosion-panel", binDir)
 		runVersion(t, bins[PanelName], "corrosion-panel")
+		checkHealthURL(t, img, bins[PanelName], "http://127.0.0.1:7780/healthz")
 	})
 	t.Run("world", func(t *testing.T) {
 		img := checkArchive(t, paths[1], WorldName)
 		checkRun(t, img, []string{"/usr/bin/worldsrv"}, nil, []string{"43594/tcp", "8080/tcp"})
 		bins[WorldName] = checkBinary(t, img, "usr/bin/worldsrv", binDir)
 		runVersion(t, bins[WorldName], "worldsrv")
+		checkHealthURL(t, img, bins[WorldName], "http://127.0.0.1:8080/ready")
 		checkBinary(t, img, "usr/bin/ether", binDir) // beside worldsrv: where --ether spawn looks first
 	})
 	t.Run("compose commands", func(t *testing.T) {
@@ -171,5 +173,23 @@ func runVersion(t *testing.T, bin, name string) {
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), name+" 9.8.7-test") || !strings.Contains(string(out), "c0ffee123456") {
 		t.Fatalf("%s version from the image: %q %v", name, out, err)
+	}
+}
+
+// checkHealthURL runs the image's health check as the image would (its
+// environment, its command) on the binary taken from it: it must look at
+// the port the image serves on. Healthy or not depends on whether anything
+// listens there on this machine; either way the output names the URL.
+func checkHealthURL(t *testing.T, img readImage, bin, want string) {
+	t.Helper()
+	out, err := runWithEnv(bin, img.Config.Config.Env, img.Config.Config.Healthcheck.Test[2:]...)
+	code := 0
+	if e, ok := err.(*exec.ExitError); ok {
+		code = e.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if (code != 0 && code != 1) || !strings.Contains(string(out), want) {
+		t.Errorf("the image's health check: exit %d, output %q; want it to check %s", code, out, want)
 	}
 }
