@@ -19,7 +19,7 @@ const buildinfoPkg = "github.com/corrosion/corrosion/internal/buildinfo"
 type Options struct {
 	ModuleRoot string     // the repository: where `go build` runs
 	OutDir     string     // the archives' directory (created)
-	WorkDir    string     // the binaries, per platform (created)
+	WorkDir    string     // the binaries, per platform (created; "": a temporary directory, removed after)
 	Platforms  []Platform // one archive per image holds them all
 	Meta       Meta
 	CACerts    string    // "" = DefaultCACerts
@@ -44,6 +44,14 @@ func Make(ctx context.Context, o Options) ([]string, error) {
 	}
 	if _, err := os.Stat(o.CACerts); err != nil {
 		return nil, fmt.Errorf("make images: CA certificates: %w (install ca-certificates or pass another bundle)", err)
+	}
+	if o.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "corrosion-image-*")
+		if err != nil {
+			return nil, fmt.Errorf("make images: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.WorkDir = dir
 	}
 	specs := map[string]func(binDir, caCerts string) Spec{PanelName: PanelSpec, WorldName: WorldSpec}
 	built := map[string][]Built{}
