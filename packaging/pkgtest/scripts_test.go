@@ -1,0 +1,152 @@
+package pkgtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goreleaser/nfpm/v2"
+
+	"github.com/corrosion/corrosion/internal/testbin"
+)
+
+// fakeTools stand in for the programs whose effects the maintainer scripts'
+// service handling must not have on this machine: each records its
+// command line in $CALLS and does nothing.
+var fakeTools = []string{"systemctl", "install"}
+
+// host is the machine a script runs on, made in a private mount namespace
+// where /run is a fresh tmpfs: the scripts tell a systemd host by
+// /run/systemd/system, as debhelper's and rpm's snippets do.
+type host string
+
+const (
+	systemdHost   host = `mount -t tmpfs corrosion-pkgtest /run && mkdir -p /run/systemd/system && exec sh "$0" "$@"`
+	containerHost host = `mount -t tmpfs corrosion-pkgtest /run && exec sh "$0" "$@"` // no systemd as PID 1
+)
+
+// scriptsOf returns a package's maintainer scripts as its nfpm config names
+// them: hook ("preinstall", "postinstall", "preremove", "postremove") →
+// file.
+func scriptsOf(t *testing.T, root, pkg string) map[string]string {
+	t.Helper()
+	cfg, err := nfpm.ParseFileWithEnvMapping(filepath.Join(root, "packaging/nfpm", pkg+".yaml"), func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("parse %s.yaml: %v", pkg, err)
+	}
+	sc := cfg.Scripts
+	return map[string]string{"preinstall": sc.PreInstall, "postinstall": sc.PostInstall, "preremove": sc.PreRemove, "postremove": sc.PostRemove}
+}
+
+// runScript runs a maintainer script with args on h and returns the
+// systemctl command lines it ran.
+func runScript(t *testing.T, h host, script string, args ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	for _, tool := range fakeTools {
+		fake := "#!/bin/sh\necho \"" + tool + " $*\" >>\"$CALLS\"\n"
+		if err := os.WriteFile(filepath.Join(dir, tool), []byte(fake), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("unshare", append([]string{"--mount", "sh", "-c", string(h), script}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CALLS="+calls)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(script), strings.Join(args, " "), err, out)
+	}
+	b, err := os.ReadFile(calls)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(l, "systemctl ") {
+			got = append(got, l)
+		}
+	}
+	return got
+}
+
+// TestMaintainerScripts_Services pins what the scripts do to the services
+// on a systemd host: an upgrade never stops anything (the agent's restart
+// keeps the games, a world is never restarted), removal stops and
+// disables, and nothing is ever enabled or started. deb passes words, rpm
+// counts (%pre/%post: 1 install, 2 upgrade; %preun/%postun: 0 erase, 1
+// upgrade).
+func TestMaintainerScripts_Services(t *testing.T) {
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reload = "systemctl daemon-reload"
+	agentGone := []string{"systemctl stop corrosion-agent.service", "systemctl --no-reload disable corrosion-agent.service"}
+	panelGone := []string{"systemctl stop corrosion-panel.service", "systemctl --no-reload disable corrosion-panel.service"}
+	worldGone := []string{"systemctl stop corrosion-world@*.service", "systemctl --no-reload disable corrosion-world@.service"}
+	cases := []struct {
+		pkg, hook string
+		args      []string
+		want      []string
+	}{
+		{"agent", "postinstall", []string{"configure", ""}, []string{reload}},
+		{"agent", "postinstall", []string{"1"}, []string{reload}},
+		{"agent", "postinstall", []string{"configure", "0.1.0~dev-1"}, []string{reload, "systemctl try-restart corrosion-agent.service"}},
+		{"agent", "postinstall", []string{"2"}, []string{reload, "systemctl try-restart corrosion-agent.service"}},
+		{"agent", "preremove", []string{"upgrade", "0.2.0-1"}, nil},
+		{"agent", "preremove", []string{"1"}, nil},
+		{"agent", "preremove", []string{"failed-upgrade", "0.1.0-1"}, nil},
+		{"agent", "preremove", []string{"remove"}, agentGone},
+		{"agent", "preremove", []string{"0"}, agentGone},
+		{"agent", "postremove", []string{"upgrade", "0.2.0-1"}, []string{reload}},
+		{"agent", "postremove", []string{"1"}, []string{reload}},
+		{"panel", "postinstall", []string{"configure", ""}, []string{reload}},
+		{"panel", "postinstall", []string{"configure", "0.1.0~dev-1"}, []string{reload, "systemctl try-restart corrosion-panel.service"}},
+		{"panel", "postinstall", []string{"2"}, []string{reload, "systemctl try-restart corrosion-panel.service"}},
+		{"panel", "preremove", []string{"upgrade", "0.2.0-1"}, nil},
+		{"panel", "preremove", []string{"remove"}, panelGone},
+		{"panel", "preremove", []string{"0"}, panelGone},
+		{"world", "postinstall", []string{"configure", ""}, []string{reload}},
+		{"world", "postinstall", []string{"configure", "0.1.0~dev-1"}, []string{reload}},
+		{"world", "postinstall", []string{"2"}, []string{reload}},
+		{"world", "preremove", []string{"upgrade", "0.2.0-1"}, nil},
+		{"world", "preremove", []string{"1"}, nil},
+		{"world", "preremove", []string{"remove"}, worldGone},
+		{"world", "preremove", []string{"0"}, worldGone},
+	}
+	scripts := map[string]map[string]string{}
+	for _, pkg := range []string{"agent", "panel", "world"} {
+		scripts[pkg] = scriptsOf(t, root, pkg)
+	}
+	for _, c := range cases {
+		t.Run(c.pkg+"/"+c.hook+"/"+strings.Join(c.args, "_"), func(t *testing.T) {
+			script := filepath.Join(root, scripts[c.pkg][c.hook])
+			if got := runScript(t, systemdHost, script, c.args...); !slices.Equal(got, c.want) {
+				t.Errorf("%s %q ran\n  %q\nwant\n  %q", filepath.Base(script), c.args, got, c.want)
+			}
+		})
+	}
+}
+
+// TestMaintainerScripts_WithoutSystemd: in a container or chroot (no
+// systemd as PID 1) the scripts start, stop and reload nothing; removal
+// still disables the unit, which systemctl does offline.
+func TestMaintainerScripts_WithoutSystemd(t *testing.T) {
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scriptsOf(t, root, "agent")
+	if got := runScript(t, containerHost, filepath.Join(root, s["postinstall"]), "configure", "0.1.0~dev-1"); got != nil {
+		t.Errorf("postinstall on upgrade ran %q without systemd, want nothing", got)
+	}
+	want := []string{"systemctl --no-reload disable corrosion-agent.service"}
+	if got := runScript(t, containerHost, filepath.Join(root, s["preremove"]), "remove"); !slices.Equal(got, want) {
+		t.Errorf("preremove remove ran %q without systemd, want %q", got, want)
+	}
+}
