@@ -5,11 +5,11 @@
 #
 # Environment (the Makefile sets all of them):
 #   VERSION COMMIT DATE   stamped into the binaries and the package metadata
-# The nfpm configs name dist/stage (the rendered agent unit, the changelog).
 #   LDFLAGS               the Makefile's -X flags (-s -w are added here)
 #   ARCHES                GOARCH values, default "amd64"
 #   MAINTAINER            "Name <address>" of the packages
 #   GO                    the go command, default go
+# The nfpm configs name dist/stage (the rendered agent unit, the changelog).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +21,7 @@ CMDS=(./agent/cmd/corrosion-agent ./panel/cmd/corrosion-panel ./worldsrv/cmd/wor
 PACKAGES=(agent panel world)
 FORMATS=(deb rpm)
 STAGE=dist/stage # named in packaging/nfpm/*.yaml
+HOSTARCH=$("$GO" env GOHOSTARCH)
 export VERSION COMMIT DATE MAINTAINER
 
 say() { echo "packages: $*"; }
@@ -36,7 +37,7 @@ build_binaries() {
 # The agent's unit as the agent itself renders it for /usr/bin (the same
 # unit `corrosion-agent install` writes, docs/installer.md).
 render_agent_unit() {
-	local agent="bin/linux_$($GO env GOARCH)/corrosion-agent"
+	local agent="bin/linux_$HOSTARCH/corrosion-agent"
 	"$agent" install --print-unit --binary /usr/bin/corrosion-agent >"$STAGE/corrosion-agent.service"
 	say "agent unit rendered by corrosion-agent install --print-unit"
 }
@@ -63,7 +64,7 @@ main() {
 	for arch in $ARCHES; do
 		build_binaries "$arch"
 	done
-	build_binaries "$("$GO" env GOARCH)" # the agent that renders its unit
+	[[ " $ARCHES " == *" $HOSTARCH "* ]] || build_binaries "$HOSTARCH" # the agent that renders its unit
 	render_agent_unit
 	write_changelog
 	for arch in $ARCHES; do
