@@ -42,6 +42,31 @@ render_agent_unit() {
 	say "agent unit rendered by corrosion-agent install --print-unit"
 }
 
+# A manual page for each program, from its own --help (the text verbatim,
+# roff-escaped): man corrosion-agent works and stays in step with the binary.
+man_page() { # name summary help-args...
+	local name=$1 summary=$2 bin="bin/linux_$HOSTARCH/$1"
+	shift 2
+	{
+		printf '.TH %s 1 "%s" "Corrosion %s" "Corrosion"\n' "${name^^}" "${DATE%%T*}" "$VERSION"
+		printf '.SH NAME\n%s \\- %s\n.SH DESCRIPTION\n.nf\n' "$name" "$summary"
+		local args
+		for args in "$@"; do
+			# shellcheck disable=SC2086 # args is a word list
+			"$bin" $args | sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"
+			echo
+		done
+		printf '.fi\n.SH SEE ALSO\n/usr/share/doc/%s/, https://github.com/corrosion/corrosion\n' "$name"
+	} | gzip -9n >"$STAGE/$name.1.gz"
+}
+
+write_man_pages() {
+	man_page corrosion-agent "Corrosion host agent" --help
+	man_page corrosion-panel "Corrosion operator panel" --help "serve --help"
+	man_page worldsrv "Corrosion world server" --help
+	man_page ether "social sidecar of a Corrosion world" --help
+}
+
 # One changelog entry for this build (nfpm writes it as changelog.Debian.gz
 # and the rpm %changelog).
 write_changelog() {
@@ -66,6 +91,7 @@ main() {
 	done
 	[[ " $ARCHES " == *" $HOSTARCH "* ]] || build_binaries "$HOSTARCH" # the agent that renders its unit
 	render_agent_unit
+	write_man_pages
 	write_changelog
 	for arch in $ARCHES; do
 		for pkg in "${PACKAGES[@]}"; do

@@ -119,6 +119,7 @@ check_agent() {
 	expect_stat "$example" "root root 644"
 	expect_stat /usr/share/doc/corrosion-agent/copyright "root root 644"
 	expect_stat /usr/share/doc/corrosion-agent/changelog.Debian.gz "root root 644"
+	expect_stat /usr/share/man/man1/corrosion-agent.1.gz "root root 644"
 	getent passwd corrosion | grep -Eq '^corrosion:x:[0-9]+:[0-9]+:[^:]*:/var/lib/corrosion-agent:(/usr)?/sbin/nologin$' ||
 		fail "user corrosion: $(getent passwd corrosion || echo missing)"
 	expect_stat /etc/corrosion "root root 755"
@@ -163,6 +164,7 @@ check_service_pkg() { # package user unit config binaries...
 	dpkg -i "$deb"
 	for b in "$@"; do
 		expect_stat "/usr/bin/$b" "root root 755"
+		expect_stat "/usr/share/man/man1/$b.1.gz" "root root 644"
 	done
 	expect_stat "/usr/lib/systemd/system/$unit" "root root 644"
 	getent passwd "$user" | grep -Eq "^$user:x:[0-9]+:[0-9]+:[^:]*:/nonexistent:(/usr)?/sbin/nologin\$" ||
