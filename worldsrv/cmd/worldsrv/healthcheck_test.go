@@ -67,9 +67,9 @@ func (e *exitErr) Error() string { return "exit " + strconv.Itoa(e.code) + ": " 
 // TestHealthcheck_PortFromNodeID: without --http-listen the URL is the
 // node's HTTP port, from RS_NODE_ID as the world itself reads it.
 func TestHealthcheck_PortFromNodeID(t *testing.T) {
-	code, _, errOut := healthcheckRun(t, []string{"RS_NODE_ID=255"}) // 8070 + 255; nothing of ours listens there
-	if code == 0 || !strings.Contains(errOut, "http://127.0.0.1:8325/ready") {
-		t.Fatalf("exit %d, stderr %q; want a failure naming http://127.0.0.1:8325/ready", code, errOut)
+	code, out, errOut := healthcheckRun(t, []string{"RS_NODE_ID=255"}) // 8070 + 255
+	if code == 2 || !strings.Contains(out+errOut, "http://127.0.0.1:8325/ready") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want a check of http://127.0.0.1:8325/ready", code, out, errOut)
 	}
 	if code, _, errOut := healthcheckRun(t, nil, "--node-id", "0"); code != 2 || !strings.Contains(errOut, "node-id") {
 		t.Fatalf("--node-id 0: exit %d, stderr %q; want 2 naming the flag", code, errOut)
