@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 )
@@ -116,7 +115,7 @@ func platformNames(images []Built) []string {
 	return out
 }
 
-// BuildBinaries builds every binary of Packages for p into dir: static
+// BuildBinaries builds the images' binaries (mainPackages) for p into dir: static
 // (CGO_ENABLED=0), trimmed paths, no symbol tables, and m's version,
 // commit and time linked in as `make build` does.
 func BuildBinaries(ctx context.Context, moduleRoot, dir string, p Platform, m Meta) error {
@@ -127,15 +126,7 @@ func BuildBinaries(ctx context.Context, moduleRoot, dir string, p Platform, m Me
 		"-X", buildinfoPkg + ".Version=" + m.Version,
 		"-X", buildinfoPkg + ".Commit=" + m.Commit,
 		"-X", buildinfoPkg + ".Date=" + m.Created.UTC().Format(time.RFC3339)}, " ")
-	args := []string{"build", "-trimpath", "-ldflags", ldflags, "-o", dir + string(filepath.Separator)}
-	names := make([]string, 0, len(Packages))
-	for name := range Packages {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		args = append(args, Packages[name])
-	}
+	args := append([]string{"build", "-trimpath", "-ldflags", ldflags, "-o", dir + string(filepath.Separator)}, mainPackages()...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = moduleRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Arch)

@@ -128,9 +128,7 @@ func WorldSpec(binDir, caCerts string) Spec {
 	}
 }
 
-// Packages are the main packages of the images' binaries, by binary name.
-var Packages = map[string]string{
-	"corrosion-panel": "./panel/cmd/corrosion-panel",
-	"worldsrv":        "./worldsrv/cmd/worldsrv",
-	"ether":           "./ether/cmd/ether",
+// mainPackages are the main packages of the images' binaries.
+func mainPackages() []string {
+	return []string{"./ether/cmd/ether", "./panel/cmd/corrosion-panel", "./worldsrv/cmd/worldsrv"}
 }
