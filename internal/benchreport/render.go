@@ -76,8 +76,9 @@ var notes = map[string]string{
 	"BenchmarkWorldPM": "20 bots alternating between worlds 10 and 11, each befriending the next (on the other world), " +
 		"20 stamped PMs/s for 10 s, measured from the sender's write to the recipient's read. A PM waits for " +
 		"the sending world's next tick (inputs) and the receiving world's next tick (process_ether_inbound): " +
-		"up to two 600 ms ticks by design, against a NATS round trip of tens of µs. `offline`: PMs sent " +
-		"before the friend showed online, answered \"That player is currently offline.\".",
+		"up to two 600 ms ticks by design, against a NATS round trip of tens of µs. PMs start once every " +
+		"sender sees its friend online, as a player would; `offline` (answered \"That player is currently offline.\") " +
+		"must be 0: the benchmark fails otherwise.",
 	"BenchmarkWorldLogins": "`corrosion`: 2,000 new accounts (autoregister: one argon2id hash each), 100 logins in " +
 		"flight; `corrosion-existing`: 200 of them again, 20 in flight (one verification each, 3 friends each). " +
 		"Every login also waits three or four ticks for the sidecar (LoginCheck across the cluster, then the " +
