@@ -27,6 +27,8 @@ func TestInfo_NearbyMatchesAllPairsOverTicks(t *testing.T) {
 	w := newWorld(t, Config{EtherOff: true, MaxPlayers: 700, OutQueue: 4},
 		// Players are placed directly: no account check runs.
 		Deps{Accounts: (*account.Store)(nil)})
+	// Three workers share the phase, whatever the machine's cores.
+	w.e.lists = newTileLists(w.e.cfg.MaxPlayers, 3)
 	rng := rand.New(rand.NewPCG(10, 11))
 	pile := w.e.spawns[0]
 	var sims []*infoSim

@@ -156,7 +156,7 @@ func TestTick_ReleasesWritersAfterItsPhases(t *testing.T) {
 func listOf(t *testing.T, e *Engine, p *player) []proto.NearbyPlayer {
 	t.Helper()
 	a, b := e.lists.of(&e.tiles, p.pid)
-	frame := nearbyFrame{a: a, b: b}
+	frame := nearbyFrame{a: a, b: b, entries: e.lists.entries}
 	m, err := proto.DecodeWorld(frame.AppendPayload(nil))
 	if err != nil {
 		t.Fatalf("pid %d: %v", p.pid, err)

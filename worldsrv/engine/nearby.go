@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -22,19 +21,23 @@ const distBits = 4
 
 var _ [1<<distBits - 1 - proto.NearbyRadius]struct{} // NearbyRadius fits in distBits
 
-// tileLists holds, for one info phase, each occupied tile's list, encoded:
-// the Nearby entries of the players within NearbyRadius of the tile,
-// occupants included, nearest first then by pid, at most tileLimit. Every
-// player on the tile shares it, less its own entry (see of), so a list
-// is built and encoded once per tile, not once per player. The lists of
-// the phase before stay intact (each worker fills its two arenas in
-// turn): a player's last Nearby is compared with its new one there,
-// without a copy. Owned by the tick goroutine; the info phase's workers
-// write only their own listWorker and the spans of their own share.
+// tileLists holds, for one info phase, each occupied tile's list: the
+// pids of the players within NearbyRadius of the tile, occupants
+// included, nearest first then by pid, at most tileLimit. Every player on
+// the tile shares it, less its own pid (see of), so a list is built once
+// per tile, not once per player; a player's frame encodes it from each
+// pid's entry, encoded once per phase. The lists of the phase before stay
+// intact (each worker fills its two arenas in turn): a player's last
+// Nearby is compared with its new one there, without a copy. Owned by the
+// tick goroutine; the info phase's workers write only their own
+// listWorker and the spans of their own share.
 type tileLists struct {
 	pidBits uint        // immutable after New: the bits of the largest pid
 	entries [][2]uint64 // by pid: the player's entry this phase, bytes 0-7 and 6-13 as little-endian words
-	spans   [][]byte    // by the tile's index in tileIndex.tiles: its list, in a worker's arena
+	// changed, by pid: the entry differs from the phase before's (the
+	// player moved, or the pid is someone else's now).
+	changed []bool
+	spans   [][]uint16 // by the tile's index in tileIndex.tiles: its list, in a worker's arena
 	workers []listWorker
 	flip    int // the arena of each worker this phase fills
 }
@@ -42,9 +45,9 @@ type tileLists struct {
 // listWorker is one share of the info phase's work and its scratch; the
 // shares run in parallel.
 type listWorker struct {
-	arenas [2][]byte // the lists' entries, side by side: this phase's and the last one's
-	keys   []uint32  // a tile's sort keys
-	tmp    []uint32  // the radix sort's other buffer
+	arenas [2][]uint16 // the lists, side by side: this phase's and the last one's
+	keys   []uint32    // a tile's sort keys
+	tmp    []uint32    // the radix sort's other buffer
 	// The frames its players are sent, by pointer: a value would be
 	// copied to the heap on its way into the Message interface.
 	pos    proto.Position
@@ -53,7 +56,7 @@ type listWorker struct {
 
 func newTileLists(maxPID, workers int) tileLists {
 	return tileLists{pidBits: uint(bits.Len(uint(maxPID))), entries: make([][2]uint64, maxPID+1),
-		workers: make([]listWorker, max(workers, 1))}
+		changed: make([]bool, maxPID+1), workers: make([]listWorker, max(workers, 1))}
 }
 
 // begin starts a phase over players (by pid) and tiles occupied tiles:
@@ -61,7 +64,9 @@ func newTileLists(maxPID, workers int) tileLists {
 func (l *tileLists) begin(players []*player, tiles int) {
 	for pid, p := range players {
 		if p != nil {
-			l.entries[pid] = encodeEntry(p)
+			e := encodeEntry(p)
+			l.changed[pid] = e != l.entries[pid]
+			l.entries[pid] = e
 		}
 	}
 	l.spans = slices.Grow(l.spans[:0], tiles)[:tiles]
@@ -74,8 +79,6 @@ func (l *tileLists) begin(players []*player, tiles int) {
 // build fills the lists of the occupied tiles from lo to hi (indexes in
 // ix.tiles) with w's scratch.
 func (l *tileLists) build(ix *tileIndex, w *listWorker, lo, hi int) {
-	// Room for every list at its longest, so that encode never grows it.
-	w.arenas[l.flip] = slices.Grow(w.arenas[l.flip][:0], (hi-lo)*entrySize*tileLimit+2)
 	for i := lo; i < hi; i++ {
 		l.spans[i] = l.tile(ix, w, int(ix.tiles[i]))
 	}
@@ -91,54 +94,45 @@ func encodeEntry(p *player) [2]uint64 {
 	return [2]uint64{binary.LittleEndian.Uint64(b[0:]), binary.LittleEndian.Uint64(b[entrySize-8:])}
 }
 
-// tile builds and encodes tile t's list. Only the players within the
-// least radius that holds tileLimit of them are candidates (the tile
-// index counts any square in four lookups), so a crowd costs what its
-// list costs rather than everyone within NearbyRadius; their keys
-// (distance, then pid) are radix sorted.
-func (l *tileLists) tile(ix *tileIndex, w *listWorker, t int) []byte {
+// tile builds tile t's list. Only the players within the least radius
+// that holds tileLimit of them are candidates (the tile index counts any
+// square in four lookups), so a crowd costs what its list costs rather
+// than everyone within NearbyRadius; their keys (distance, then pid) are
+// radix sorted.
+func (l *tileLists) tile(ix *tileIndex, w *listWorker, t int) []uint16 {
 	x, y := t%ix.width, t/ix.width
 	r, n := ix.radius(x, y)
 	keys := slices.Grow(w.keys[:0], int(n))[:n]
 	ix.collect(x, y, r, l.pidBits, keys)
 	keys, w.tmp = radixSort(keys, w.tmp, l.pidBits+distBits)
 	w.keys = keys
-	return l.encode(w, keys[:min(len(keys), tileLimit)])
-}
-
-// encode appends the entries of the players keys name to w's arena.
-func (l *tileLists) encode(w *listWorker, keys []uint32) []byte {
-	arena := w.arenas[l.flip]
-	off, size := len(arena), entrySize*len(keys)
-	// Each entry is two 8-byte stores; the last one's second store
-	// runs 2 bytes past its end, into the next list's room (build
-	// made room).
-	b := arena[off : off+size+2]
+	keys = keys[:min(len(keys), tileLimit)]
+	arena := slices.Grow(w.arenas[l.flip], len(keys))
+	off := len(arena)
 	mask := uint32(1)<<l.pidBits - 1
-	for i, k := range keys {
-		e := &l.entries[k&mask]
-		binary.LittleEndian.PutUint64(b[i*entrySize:], e[0])
-		binary.LittleEndian.PutUint64(b[i*entrySize+entrySize-8:], e[1])
+	for _, k := range keys {
+		arena = append(arena, uint16(k&mask))
 	}
-	w.arenas[l.flip] = arena[:off+size]
-	return arena[off : off+size : off+size]
+	w.arenas[l.flip] = arena
+	return arena[off:len(arena):len(arena)]
 }
 
-// of is the Nearby entries of the player pid, in two parts: its tile's
-// list without its own entry, at most MaxNearby. The tile's occupants
-// lead its list in pid order, so the player's entry is at its rank, unless
-// more than tileLimit share the tile and it ranks past them.
-func (l *tileLists) of(ix *tileIndex, pid uint16) (a, b []byte) {
+// of is the Nearby list of the player pid, in two parts: its tile's list
+// without its own pid, at most MaxNearby. The tile's occupants lead its
+// list in pid order, so the player is at its rank, unless more than
+// tileLimit share the tile and it ranks past them.
+func (l *tileLists) of(ix *tileIndex, pid uint16) (a, b []uint16) {
 	list := l.spans[ix.tileOf[pid]]
 	r := int(ix.rank[pid])
-	if entrySize*r >= len(list) {
-		return list[:entrySize*proto.MaxNearby], nil
+	if r >= len(list) {
+		return list[:proto.MaxNearby], nil
 	}
-	return list[:entrySize*r], list[entrySize*(r+1):]
+	return list[:r], list[r+1:]
 }
 
-// sameEntries reports whether a1 then b1 hold the bytes a2 then b2 do.
-func sameEntries(a1, b1, a2, b2 []byte) bool {
+// unchanged reports whether the list a2 then b2 is the list a1 then b1
+// with every entry as it was: the same pids, none of them changed.
+func (l *tileLists) unchanged(a1, b1, a2, b2 []uint16) bool {
 	if len(a1)+len(b1) != len(a2)+len(b2) {
 		return false
 	}
@@ -146,19 +140,46 @@ func sameEntries(a1, b1, a2, b2 []byte) bool {
 		a1, b1, a2, b2 = a2, b2, a1, b1
 	}
 	k, m := len(a1), len(a2)-len(a1)
-	return bytes.Equal(a1, a2[:k]) && bytes.Equal(b1[:m], a2[k:]) && bytes.Equal(b1[m:], b2)
+	if !slices.Equal(a1, a2[:k]) || !slices.Equal(b1[:m], a2[k:]) || !slices.Equal(b1[m:], b2) {
+		return false
+	}
+	for _, part := range [2][]uint16{a2, b2} {
+		for _, pid := range part {
+			if l.changed[pid] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-// nearbyFrame is a Nearby (see proto.Nearby) whose entries are encoded
-// already: a's, then b's.
-type nearbyFrame struct{ a, b []byte }
+// nearbyFrame is a Nearby (see proto.Nearby) of the players a lists, then
+// b, from their entries.
+type nearbyFrame struct {
+	a, b    []uint16
+	entries [][2]uint64
+}
 
 func (nearbyFrame) Op() proto.WorldOp { return proto.OpNearby }
 
+// AppendPayload writes each entry as two 8-byte stores, the second
+// overlapping the first by 2 bytes; the last runs 2 bytes past the
+// payload, into room it made and then cuts.
 func (m *nearbyFrame) AppendPayload(dst []byte) []byte {
-	n := (len(m.a) + len(m.b)) / entrySize
+	n := len(m.a) + len(m.b)
 	dst = binary.BigEndian.AppendUint16(append(dst, byte(proto.OpNearby)), uint16(n))
-	return append(append(dst, m.a...), m.b...)
+	off := len(dst)
+	dst = slices.Grow(dst, entrySize*n+2)[:off+entrySize*n+2]
+	b := dst[off:]
+	for _, part := range [2][]uint16{m.a, m.b} {
+		for _, pid := range part {
+			e := &m.entries[pid]
+			binary.LittleEndian.PutUint64(b, e[0])
+			binary.LittleEndian.PutUint64(b[entrySize-8:], e[1])
+			b = b[entrySize:]
+		}
+	}
+	return dst[:off+entrySize*n]
 }
 
 // radixSort sorts keys, all below 1<<24, ascending: a least significant

@@ -34,9 +34,9 @@ type player struct {
 	reason  proto.LogoutReason
 
 	sentPos terrain.Point // the last Position sent
-	// The last Nearby sent: its entries, encoded, in two parts, read-only
-	// (in the info phase's arenas, which keep them one phase more).
-	sentA, sentB []byte
+	// The last Nearby sent: its pids, in two parts, read-only (in the
+	// info phase's arenas, which keep them one phase more).
+	sentA, sentB []uint16
 }
 
 // accept makes c a player: the client hears LoginResponse(2), MapInfo,
