@@ -4,7 +4,8 @@
 #   - corrosion-agent: dpkg -i; the files, user, directories and unit landed
 #     and the unit is not enabled; the binary's version is the package's;
 #     the example config, installed as /etc/corrosion/agent.toml, validates
-#     as the service's user; a reinstall (the upgrade path) keeps the config;
+#     as the service's user, and the agent run as that user with it connects
+#     to a nats-server; a reinstall (the upgrade path) keeps the config;
 #     dpkg -r keeps config, state and game data and removes the binary;
 #     dpkg --purge deletes config and state but never the game data;
 #   - corrosion-panel and corrosion-world: install, user and units, remove,
@@ -22,6 +23,8 @@ step() { echo "package-check: $*"; }
 USERS=(corrosion corrosion-panel corrosion-world)
 DIRS=(/etc/corrosion /var/lib/corrosion-agent /srv/corrosion)
 PKGS=(corrosion-agent corrosion-panel corrosion-world)
+WORK=                   # logs and copies (made by main); removed by cleanup
+AGENT_PID= NATS_PID=    # processes this check started, stopped by cleanup
 ARCH=$(dpkg --print-architecture)
 
 deb_of() { # the deb of package $1 for this machine's architecture
@@ -46,7 +49,11 @@ expect_absent() { [[ ! -e $1 ]] || fail "$1 is still there"; }
 # Leaves the machine as it was: every package purged, every user, group and
 # directory the packages created removed (preflight made sure none existed).
 cleanup() {
-	local p u d
+	local p u d pid
+	for pid in "$AGENT_PID" "$NATS_PID"; do
+		[[ -z $pid ]] || kill -TERM "$pid" 2>/dev/null || true
+	done
+	[[ -z $WORK ]] || rm -rf "$WORK"
 	for p in "${PKGS[@]}"; do
 		if dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
 			dpkg --purge "$p" >/dev/null 2>&1 || echo "package-check: cleanup: dpkg --purge $p failed" >&2
@@ -65,7 +72,7 @@ cleanup() {
 preflight() {
 	[[ $(id -u) == 0 ]] || fail "run as root (it installs and removes packages)"
 	local need
-	for need in dpkg lintian runuser; do
+	for need in dpkg lintian runuser setpriv; do
 		command -v "$need" >/dev/null || fail "$need is required (apt install lintian)"
 	done
 	local p u d
@@ -109,6 +116,42 @@ check_version() { # package binary
 	step "$1 $version, commit $commit: $got"
 }
 
+# Waits up to 20 s for a line matching pattern in file.
+wait_for_line() { # file pattern what
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no $3 within 20 s: $(cat "$1" 2>/dev/null)"
+}
+
+# The installed agent runs as its unit runs it (as corrosion, with the
+# config the operator wrote) and connects to a NATS server: Debian's
+# nats-server on a free port, named in the config as an operator would.
+check_agent_runs() { # config
+	local nats port
+	nats=$(command -v nats-server || echo /usr/sbin/nats-server)
+	[[ -x $nats ]] || fail "nats-server is required (apt install nats-server)"
+	"$nats" -a 127.0.0.1 -p -1 -l "$WORK/nats.log" &
+	NATS_PID=$!
+	wait_for_line "$WORK/nats.log" "Listening for client connections on 127.0.0.1:" "NATS server"
+	port=$(sed -n 's/.*Listening for client connections on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/nats.log" | head -n1)
+	sed -i "s#^nats_url = .*#nats_url = \"nats://127.0.0.1:$port\"#" "$1"
+	step "corrosion-agent run as corrosion against nats://127.0.0.1:$port"
+	setpriv --reuid=corrosion --regid=corrosion --init-groups \
+		/usr/bin/corrosion-agent run --config "$1" >"$WORK/agent.log" 2>&1 &
+	AGENT_PID=$!
+	wait_for_line "$WORK/agent.log" 'msg="nats connected"' "\"nats connected\" from the agent"
+	[[ $(ps -o user= -p "$AGENT_PID") == corrosion ]] || fail "the agent does not run as corrosion"
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID" || fail "the agent exited with $? on SIGTERM: $(cat "$WORK/agent.log")"
+	AGENT_PID=
+	kill -TERM "$NATS_PID"
+	wait "$NATS_PID" || true
+	NATS_PID=
+}
+
 check_agent() {
 	local deb example=/usr/share/doc/corrosion-agent/examples/agent.toml conf=/etc/corrosion/agent.toml
 	deb=$(deb_of corrosion-agent)
@@ -132,11 +175,13 @@ check_agent() {
 	step "install the example as $conf and validate it as the service's user"
 	install -m 0640 -o root -g corrosion "$example" "$conf"
 	runuser -u corrosion -- /usr/bin/corrosion-agent validate --config "$conf" || fail "the installed example does not validate"
+	check_agent_runs "$conf"
 	touch /var/lib/corrosion-agent/state.keep /srv/corrosion/game.keep
 
 	step "dpkg -i again (the upgrade path) keeps the config"
+	cp -p "$conf" "$WORK/agent.toml"
 	dpkg -i "$deb"
-	cmp -s "$example" "$conf" || fail "reinstalling changed $conf"
+	cmp -s "$WORK/agent.toml" "$conf" || fail "reinstalling changed $conf"
 	expect_stat "$conf" "root corrosion 640"
 
 	step "dpkg -r corrosion-agent"
@@ -210,6 +255,7 @@ check_rpms() {
 main() {
 	compgen -G 'dist/*.deb' >/dev/null || fail "no dist/*.deb: run make packages first"
 	preflight
+	WORK=$(mktemp -d)
 	trap cleanup EXIT
 	check_lintian
 	check_agent
