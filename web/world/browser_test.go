@@ -86,6 +86,18 @@ func TestPage_NoWorldSaysSo(t *testing.T) {
 	if !strings.Contains(bad, "1–12 letters") {
 		t.Fatalf("bad name error %q", bad)
 	}
+	// The world refuses passwords over 20 bytes with code 3, "Invalid
+	// username or password": the page says the real reason first.
+	var long string
+	browsertest.Run(t, tab, 20*time.Second, "a password over 20 bytes is refused before connecting",
+		chromedp.Evaluate(`document.getElementById('login-name').value = 'zezima';
+			document.getElementById('login-pass').value = 'x'.repeat(21)`, nil),
+		chromedp.Click("#login-go"),
+		chromedp.Poll(`document.getElementById('login-error').textContent.includes('password')`, nil),
+		chromedp.Text("#login-error", &long))
+	if !strings.Contains(long, "1–20 bytes") {
+		t.Fatalf("long password error %q", long)
+	}
 	browsertest.Screenshot(t, tab, "world-client-no-world")
 	if errs := b.Errors(); len(errs) != 0 {
 		t.Fatalf("page errors: %v", errs)

@@ -203,7 +203,7 @@ func loginScreen(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</p><label for=\"login-name\">Name</label> <input id=\"login-name\" name=\"username\" autocomplete=\"username\" maxlength=\"12\" required autofocus spellcheck=\"false\" autocapitalize=\"off\" placeholder=\"1–12 letters, digits, spaces\"> <label for=\"login-pass\">Password</label> <input id=\"login-pass\" name=\"password\" type=\"password\" autocomplete=\"current-password\" maxlength=\"64\" required> <button id=\"login-go\" type=\"submit\" class=\"btn primary\"><span class=\"spinner\" aria-hidden=\"true\"></span><span class=\"label\">Play</span></button><p id=\"login-error\" class=\"form-error\" role=\"alert\"></p><p class=\"hint\">A new name is registered with its first password.</p></form></main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</p><label for=\"login-name\">Name</label> <input id=\"login-name\" name=\"username\" autocomplete=\"username\" maxlength=\"12\" required autofocus spellcheck=\"false\" autocapitalize=\"off\" placeholder=\"1–12 letters, digits, spaces\"> <label for=\"login-pass\">Password</label> <input id=\"login-pass\" name=\"password\" type=\"password\" autocomplete=\"current-password\" maxlength=\"20\" required> <button id=\"login-go\" type=\"submit\" class=\"btn primary\"><span class=\"spinner\" aria-hidden=\"true\"></span><span class=\"label\">Play</span></button><p id=\"login-error\" class=\"form-error\" role=\"alert\"></p><p class=\"hint\">A new name is registered with its first password.</p></form></main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

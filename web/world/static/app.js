@@ -4,7 +4,7 @@
 'use strict';
 (() => {
   const cw = window.corrosionWorld;
-  const { W, Out, C, LOGIN_OK, LOGIN_ALREADY, LOGIN_TEXT, LOGOUT_TEXT, LOGOUT_KICKED, NODE_OFFSET, enc, validName, encode37, display, nameOf, keyOf } = cw.proto;
+  const { W, Out, C, LOGIN_OK, LOGIN_ALREADY, LOGIN_TEXT, LOGOUT_TEXT, LOGOUT_KICKED, NODE_OFFSET, MAX_PASSWORD, enc, validName, encode37, display, nameOf, keyOf } = cw.proto;
   const { $, conn, game, send, connect, endSession } = cw.conn;
   const { view, canvas, loadMap, snapCamera, requestDraw, holdTarget } = cw.map;
   const { renderFriends, renderIgnores, renderMode, modeAnswered, addChat, toast } = cw.panel;
@@ -165,7 +165,8 @@
     e.preventDefault();
     const name = $('login-name').value.trim(), pass = $('login-pass').value;
     if (!validName(name)) { $('login-error').textContent = 'A name is 1–12 letters, digits, spaces or _, not starting or ending with a space or _.'; return; }
-    if (pass.length === 0 || enc.encode(pass).length > 255) { $('login-error').textContent = 'Type a password (at most 255 bytes).'; return; }
+    const bytes = enc.encode(pass).length;
+    if (bytes === 0 || bytes > MAX_PASSWORD) { $('login-error').textContent = `A password is 1–${MAX_PASSWORD} bytes (${MAX_PASSWORD} letters or digits); this one is ${bytes}.`; return; }
     $('login-error').textContent = '';
     conn.creds = { name, pass };
     conn.retries = 0;

@@ -24,6 +24,7 @@
   const LOGOUT_TEXT = { 0: 'You logged out.', 1: 'You were kicked by an administrator.', 2: 'The world is shutting down.', 3: 'Disconnected: idle for too long.' };
   const LOGOUT_KICKED = 1;
   const MODE_NAMES = ['On', 'Friends', 'Off'];
+  const MAX_PASSWORD = 20; // bytes: the world answers a longer one 3, "invalid username or password"
   const enc = new TextEncoder();
   const dec = new TextDecoder('utf-8', { fatal: true });
 
@@ -97,7 +98,7 @@
   }
 
   cw.proto = {
-    C, W, MAX_PAYLOAD, NODE_OFFSET, LOGIN_OK, LOGIN_ALREADY, LOGIN_TEXT, LOGOUT_TEXT, LOGOUT_KICKED, MODE_NAMES,
+    C, W, MAX_PAYLOAD, NODE_OFFSET, LOGIN_OK, LOGIN_ALREADY, LOGIN_TEXT, LOGOUT_TEXT, LOGOUT_KICKED, MODE_NAMES, MAX_PASSWORD,
     enc, validName, encode37, decode37, display, nameOf, plain, keyOf, Out, In, Malformed,
   };
   Object.assign(cw, { encode37, decode37, display }); // for tests and the curious
