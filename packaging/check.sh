@@ -23,8 +23,8 @@ step() { echo "package-check: $*"; }
 USERS=(corrosion corrosion-panel corrosion-world)
 DIRS=(/etc/corrosion /var/lib/corrosion-agent /srv/corrosion)
 PKGS=(corrosion-agent corrosion-panel corrosion-world)
-WORK=                   # logs and copies (made by main); removed by cleanup
-AGENT_PID= NATS_PID=    # processes this check started, stopped by cleanup
+WORK=''                 # logs and copies (made by main); removed by cleanup
+AGENT_PID='' NATS_PID='' # processes this check started, stopped by cleanup
 ARCH=$(dpkg --print-architecture)
 
 deb_of() { # the deb of package $1 for this machine's architecture

@@ -87,6 +87,9 @@ func agentUnit(t *testing.T) string {
 // every path the packages install a binary to.
 func newSystem(t *testing.T, s shipped) string {
 	t.Helper()
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Fatalf("systemd-analyze is required (Debian: apt install systemd): %v", err)
+	}
 	sys := t.TempDir()
 	dst := filepath.Join(sys, unitDir)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -121,19 +124,15 @@ func newSystem(t *testing.T, s shipped) string {
 // on unknown keys and only prints them.
 func verify(t *testing.T, sys, unit string) (string, error) {
 	t.Helper()
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Fatalf("systemd-analyze is required (Debian: apt install systemd): %v", err)
-	}
 	if strings.HasSuffix(unit, "@.service") {
 		unit = strings.TrimSuffix(unit, "@.service") + "@10.service"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sa, "verify", "--root="+sys, unit)
+	cmd := exec.CommandContext(ctx, "systemd-analyze", "verify", "--root="+sys, unit)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	err := cmd.Run()
 	return out.String(), err
 }
 
