@@ -25,8 +25,9 @@
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles) when it changed: each occupied tile's list
-//	                      is built (from the players sorted by tile) and
-//	                      encoded once, its occupants share the bytes
+//	                      is built once (from the players sorted by tile)
+//	                      and shared by its occupants, each player's entry
+//	                      encoded once
 //	outputs               queues each client's frames of this tick as one
 //	                      chunk, waking no writer
 //	cleanup               releases the connections the engine is done with

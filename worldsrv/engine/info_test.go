@@ -159,3 +159,13 @@ func TestRadixSort_SortsLikeSlicesSort(t *testing.T) {
 		}
 	}
 }
+
+// chebyshev is the distance between two players, in tiles.
+func chebyshev(p, o *player) int {
+	return max(abs(int(p.pos.X)-int(o.pos.X)), abs(int(p.pos.Y)-int(o.pos.Y)))
+}
+
+// dist is the distance between a player and a Nearby entry, in tiles.
+func dist(p *player, o proto.NearbyPlayer) int {
+	return max(abs(int(p.pos.X)-int(o.X)), abs(int(p.pos.Y)-int(o.Y)))
+}

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"time"
-
-	"github.com/corrosion/corrosion/worldsrv/proto"
-)
+import "time"
 
 // phasePlayers moves each walking player one tile toward its target; a
 // player leaving this tick stays where its client last saw it.
@@ -21,19 +17,4 @@ func (e *Engine) phasePlayers(time.Time) {
 			p.moving = false
 		}
 	}
-}
-
-func chebyshev(p, o *player) int {
-	return max(abs(int(p.pos.X)-int(o.pos.X)), abs(int(p.pos.Y)-int(o.pos.Y)))
-}
-
-func dist(p *player, o proto.NearbyPlayer) int {
-	return max(abs(int(p.pos.X)-int(o.X)), abs(int(p.pos.Y)-int(o.Y)))
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

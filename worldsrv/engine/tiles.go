@@ -123,3 +123,10 @@ func (ix *tileIndex) collect(x, y, r int, pidBits uint, keys []uint32) {
 		}
 	}
 }
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
