@@ -54,7 +54,10 @@ func signalStop(pid int) error {
 	ownConsole() // decided before the agent is ever attached to a game's console
 	if r, _, err := procAttachConsole.Call(uintptr(pid)); r == 0 {
 		if errors.Is(err, windows.ERROR_ACCESS_DENIED) { // the agent has a console: the game shares it
-			return ctrlBreak(pid)
+			if err := ctrlBreak(pid); err != nil {
+				return fmt.Errorf("%w (on the agent's console)", err)
+			}
+			return nil
 		}
 		return fmt.Errorf("ctrl-break: attach to the console of pid %d: %w", pid, err)
 	}
@@ -63,7 +66,10 @@ func signalStop(pid int) error {
 	err := ctrlBreak(pid)
 	_, _, _ = procFreeConsole.Call()
 	_, _, _ = procSetConsoleCtrlHandler.Call(h, 0)
-	return err
+	if err != nil {
+		return fmt.Errorf("%w (attached to the game's console)", err)
+	}
+	return nil
 }
 
 func ctrlBreak(pid int) error {

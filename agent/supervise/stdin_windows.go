@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -37,8 +36,10 @@ import (
 //     one (PID and creation time) and duplicates that handle back out of
 //     the game (PROCESS_DUP_HANDLE). The copy shares the file object the
 //     previous agent had bound to its I/O completion port, which died with
-//     it, so the binding is removed (FileReplaceCompletionInformation,
-//     Windows 8.1 and later) before Go binds it to this agent's port.
+//     it, and a file object cannot be bound to a second port (unbinding it
+//     needs FileReplaceCompletionInformation: Windows 8.1, not wine 8), so
+//     this agent never hands it to Go's poller: it writes to it from a
+//     relay (stdin_relay_windows.go).
 //   - A game started by an older agent (an anonymous pipe, no stdin.json)
 //     has no recoverable input: send answers stdin_unavailable, as before.
 //
@@ -207,18 +208,15 @@ func (s *stdinPipe) recover() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(h), rec.Pipe), nil
+	w, err := newRelay(h, rec.Pipe)
+	if err != nil {
+		_ = windows.CloseHandle(h)
+		return nil, err
+	}
+	return w, nil
 }
 
-// fileCompletionInformation is FILE_COMPLETION_INFORMATION; all zero, it
-// removes a file's binding to an I/O completion port.
-type fileCompletionInformation struct {
-	Port windows.Handle
-	Key  uintptr
-}
-
-// takeHandle duplicates the handle h of process pid into this process and
-// frees it from the completion port of the agent that opened it.
+// takeHandle duplicates the handle h of process pid into this process.
 func takeHandle(pid int, h windows.Handle) (windows.Handle, error) {
 	ph, err := windows.OpenProcess(windows.PROCESS_DUP_HANDLE, false, uint32(pid))
 	if err != nil {
@@ -233,13 +231,6 @@ func takeHandle(pid int, h windows.Handle) (windows.Handle, error) {
 	if t, err := windows.GetFileType(local); err != nil || t != windows.FILE_TYPE_PIPE {
 		_ = windows.CloseHandle(local)
 		return 0, fmt.Errorf("the recorded stdin handle of the adopted process is not a pipe")
-	}
-	var info fileCompletionInformation
-	var iosb windows.IO_STATUS_BLOCK
-	if err := windows.NtSetInformationFile(local, &iosb, (*byte)(unsafe.Pointer(&info)),
-		uint32(unsafe.Sizeof(info)), windows.FileReplaceCompletionInformation); err != nil {
-		_ = windows.CloseHandle(local)
-		return 0, fmt.Errorf("release the stdin writer from the previous agent: %w", err)
 	}
 	return local, nil
 }
