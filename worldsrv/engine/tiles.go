@@ -97,14 +97,19 @@ func (ix *tileIndex) square(x, y, d int) int32 {
 }
 
 // radius is the least distance around (x, y) within which at least
-// tileLimit players stand, or NearbyRadius, and how many stand within it.
+// tileLimit players stand, or NearbyRadius, and how many stand within it:
+// a binary search, the counts growing with the distance.
 func (ix *tileIndex) radius(x, y int) (r int, n int32) {
-	for d := range proto.NearbyRadius {
-		if n := ix.square(x, y, d); n >= tileLimit {
-			return d, n
+	lo, hi := 0, proto.NearbyRadius // the answer is in [lo, hi]
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if ix.square(x, y, mid) >= tileLimit {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
 	}
-	return proto.NearbyRadius, ix.square(x, y, proto.NearbyRadius)
+	return lo, ix.square(x, y, lo)
 }
 
 // collect puts in keys, which radius sized, a key (distance<<pidBits |
