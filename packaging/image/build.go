@@ -1,7 +1,6 @@
 package image
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -46,12 +47,10 @@ func (p Platform) v1() *v1.Platform {
 	return v
 }
 
-// Built is one image for one platform: its manifest, config and layers.
+// Built is one image for one platform.
 type Built struct {
 	Platform Platform
-	Manifest blob
-	Config   blob
-	Layers   []layer
+	Image    v1.Image
 }
 
 // ErrMeta marks build metadata an image cannot carry.
@@ -73,33 +72,37 @@ func (m Meta) Validate() error {
 	return nil
 }
 
-// Build assembles s for p: one layer per s.Layers entry, then the config
-// and the manifest.
+// Build assembles s for p with go-containerregistry: an empty OCI image,
+// one layer per s.Layers entry, then the config.
 func Build(s Spec, m Meta, p Platform) (Built, error) {
 	if err := m.Validate(); err != nil {
 		return Built{}, err
 	}
-	b := Built{Platform: p}
-	var diffIDs []v1.Hash
+	created := v1.Time{Time: m.Created.UTC().Truncate(time.Second)}
+	var adds []mutate.Addendum
 	for i, files := range s.Layers {
 		l, err := buildLayer(files, m.Created)
 		if err != nil {
 			return Built{}, fmt.Errorf("%s %s layer %d: %w", s.Name, p, i, err)
 		}
-		b.Layers = append(b.Layers, l)
-		diffIDs = append(diffIDs, l.DiffID)
+		adds = append(adds, mutate.Addendum{Layer: l,
+			History: v1.History{Created: created, CreatedBy: fmt.Sprintf("corrosion mkimage: %s layer %d", s.Name, i)}})
 	}
-	cfg, err := json.Marshal(configFile(s, m, p, diffIDs))
+	base := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err := mutate.Append(base, adds...)
 	if err != nil {
-		return Built{}, fmt.Errorf("%s config: %w", s.Name, err)
+		return Built{}, fmt.Errorf("%s %s: %w", s.Name, p, err)
 	}
-	b.Config = newBlob(cfg)
-	man, err := json.Marshal(b.manifest())
+	cf, err := img.ConfigFile()
 	if err != nil {
-		return Built{}, fmt.Errorf("%s manifest: %w", s.Name, err)
+		return Built{}, fmt.Errorf("%s %s config: %w", s.Name, p, err)
 	}
-	b.Manifest = newBlob(man)
-	return b, nil
+	cf = cf.DeepCopy()
+	cf.Architecture, cf.OS, cf.Variant, cf.Created, cf.Config = p.Arch, p.OS, p.v1().Variant, created, runConfig(s, m)
+	if img, err = mutate.ConfigFile(img, cf); err != nil {
+		return Built{}, fmt.Errorf("%s %s config: %w", s.Name, p, err)
+	}
+	return Built{Platform: p, Image: img}, nil
 }
 
 // Labels are the OCI labels of s built with m.
@@ -110,41 +113,16 @@ func Labels(s Spec, m Meta) map[string]string {
 	}
 }
 
-func configFile(s Spec, m Meta, p Platform, diffIDs []v1.Hash) v1.ConfigFile {
+// runConfig is the config's run configuration of s.
+func runConfig(s Spec, m Meta) v1.Config {
 	ports := map[string]struct{}{}
 	for _, port := range s.Ports {
 		ports[port] = struct{}{}
 	}
-	created := v1.Time{Time: m.Created.UTC().Truncate(time.Second)}
-	cf := v1.ConfigFile{
-		Architecture: p.Arch, OS: p.OS, Variant: p.v1().Variant, Created: created,
-		Config: v1.Config{
-			Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, User: User(), WorkingDir: HomeDir,
-			ExposedPorts: ports, Labels: Labels(s, m), StopSignal: "SIGTERM",
-			Healthcheck: &v1.HealthConfig{Test: s.Health.Test, Interval: s.Health.Interval,
-				Timeout: s.Health.Timeout, StartPeriod: s.Health.Wait, Retries: s.Health.Retries},
-		},
-		RootFS: v1.RootFS{Type: "layers", DiffIDs: diffIDs},
+	return v1.Config{
+		Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env, User: User(), WorkingDir: HomeDir,
+		ExposedPorts: ports, Labels: Labels(s, m), StopSignal: "SIGTERM",
+		Healthcheck: &v1.HealthConfig{Test: s.Health.Test, Interval: s.Health.Interval,
+			Timeout: s.Health.Timeout, StartPeriod: s.Health.Wait, Retries: s.Health.Retries},
 	}
-	for i := range diffIDs {
-		cf.History = append(cf.History, v1.History{Created: created, CreatedBy: fmt.Sprintf("corrosion mkimage: %s layer %d", s.Name, i)})
-	}
-	return cf
-}
-
-func (b Built) manifest() v1.Manifest {
-	man := v1.Manifest{
-		SchemaVersion: 2, MediaType: types.OCIManifestSchema1,
-		Config: v1.Descriptor{MediaType: types.OCIConfigJSON, Size: int64(len(b.Config.Data)), Digest: b.Config.Digest},
-	}
-	for _, l := range b.Layers {
-		man.Layers = append(man.Layers, v1.Descriptor{MediaType: types.OCILayer, Size: int64(len(l.Data)), Digest: l.Digest})
-	}
-	return man
-}
-
-// descriptor is the manifest's descriptor, with its platform.
-func (b Built) descriptor() v1.Descriptor {
-	return v1.Descriptor{MediaType: types.OCIManifestSchema1, Size: int64(len(b.Manifest.Data)),
-		Digest: b.Manifest.Digest, Platform: b.Platform.v1()}
 }

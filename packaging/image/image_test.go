@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/testbin"
+	gname "github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // testMeta is what the tests build with.
@@ -77,18 +79,19 @@ func TestMkimage_RealImages(t *testing.T) {
 // image named name, the labels, the user, the base files.
 func checkArchive(t *testing.T, path, name string) readImage {
 	t.Helper()
-	images, top, docker := readArchive(t, path)
-	if len(images) != 1 || images[0].Platform.OS != "linux" || images[0].Platform.Architecture != "amd64" {
-		t.Fatalf("want one linux/amd64 image, got %d", len(images))
+	r := readArchive(t, path)
+	if len(r.Images) != 1 || r.Images[0].Platform.OS != "linux" || r.Images[0].Platform.Architecture != "amd64" {
+		t.Fatalf("want one linux/amd64 image, got %d", len(r.Images))
 	}
-	img := images[0]
-	if got := top.Annotations[AnnotationContainerdName]; got != "docker.io/library/"+name+":9.8.7-test" {
+	img := r.Images[0]
+	if got := r.Top.Annotations[AnnotationContainerdName]; got != "docker.io/library/"+name+":9.8.7-test" {
 		t.Errorf("index.json names the image %q", got)
 	}
-	if len(docker) != 1 || !slices.Equal(docker[0].RepoTags, []string{name + ":9.8.7-test", name + ":latest"}) ||
-		docker[0].Config != "blobs/sha256/"+img.Manifest.Config.Digest.Hex || len(docker[0].Layers) != len(img.Manifest.Layers) {
-		t.Errorf("manifest.json %+v does not name the OCI manifest's blobs", docker)
+	if d := r.Docker; len(d) != 1 || !slices.Equal(d[0].RepoTags, []string{name + ":9.8.7-test", name + ":latest"}) ||
+		d[0].Config != "blobs/sha256/"+img.Manifest.Config.Digest.Hex || len(d[0].Layers) != len(img.Manifest.Layers) {
+		t.Errorf("manifest.json %+v does not name the OCI manifest's blobs", d)
 	}
+	checkDockerView(t, path, name, img)
 	labels := img.Config.Config.Labels
 	for k, v := range map[string]string{LabelTitle: name, LabelVersion: "9.8.7-test", LabelRevision: "c0ffee123456",
 		LabelCreated: "2026-11-24T05:00:00Z", LabelSource: testMeta.Source, LabelLicenses: testMeta.Licenses} {
@@ -115,6 +118,26 @@ func checkArchive(t *testing.T, path, name string) readImage {
 		t.Errorf("the working directory %s is not the user's: %+v", img.Config.Config.WorkingDir, home)
 	}
 	return img
+}
+
+// checkDockerView reads path as `docker load` without the containerd
+// image store does, through manifest.json (go-containerregistry's tarball
+// reader): the tag finds the OCI image's config and layers.
+func checkDockerView(t *testing.T, path, name string, want readImage) {
+	t.Helper()
+	tag, err := gname.NewTag(name + ":latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := tarball.ImageFromPath(path, &tag)
+	if err != nil {
+		t.Fatalf("%s as a docker-save archive: %v", path, err)
+	}
+	verifyImage(t, img)
+	cfg, err := img.ConfigName()
+	if err != nil || cfg != want.Manifest.Config.Digest {
+		t.Errorf("manifest.json's config %s (%v), the OCI manifest's %s", cfg, err, want.Manifest.Config.Digest)
+	}
 }
 
 func checkRun(t *testing.T, img readImage, entrypoint, cmd, ports []string) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,54 +14,36 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// blob is content-addressed data of an archive.
-type blob struct {
-	Digest v1.Hash
-	Data   []byte
-}
-
-func newBlob(data []byte) blob {
-	h, _, _ := v1.SHA256(bytes.NewReader(data)) // reading memory never fails
-	return blob{Digest: h, Data: data}
-}
-
-// layer is one gzipped tar layer and the digest of its uncompressed tar
-// (the config's diff_id).
-type layer struct {
-	blob
-	DiffID v1.Hash
-}
-
-// buildLayer writes files, sorted by path with every parent directory
-// (root-owned, 0755) added, as a gzipped tar. Every entry has mtime
+// buildLayer is files as an OCI layer (go-containerregistry's tarball
+// layer, gzipped once and kept in memory): a tar of them sorted by path with
+// every parent directory (root-owned, 0755) added. Every entry has mtime
 // created, so the same inputs give the same digest.
-func buildLayer(files []File, created time.Time) (layer, error) {
+func buildLayer(files []File, created time.Time) (v1.Layer, error) {
 	entries, err := withParents(files)
 	if err != nil {
-		return layer{}, err
+		return nil, err
 	}
 	var raw bytes.Buffer
 	tw := tar.NewWriter(&raw)
 	for _, f := range entries {
 		if err := writeEntry(tw, f, created); err != nil {
-			return layer{}, err
+			return nil, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return layer{}, fmt.Errorf("close layer tar: %w", err)
+		return nil, fmt.Errorf("close layer tar: %w", err)
 	}
-	diffID, _, _ := v1.SHA256(bytes.NewReader(raw.Bytes()))
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression) // a valid level never fails
-	if _, err := zw.Write(raw.Bytes()); err != nil {
-		return layer{}, fmt.Errorf("compress layer: %w", err)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw.Bytes())), nil }
+	l, err := tarball.LayerFromOpener(open, tarball.WithMediaType(types.OCILayer),
+		tarball.WithCompressionLevel(gzip.DefaultCompression), tarball.WithCompressedCaching)
+	if err != nil {
+		return nil, fmt.Errorf("layer: %w", err)
 	}
-	if err := zw.Close(); err != nil {
-		return layer{}, fmt.Errorf("compress layer: %w", err)
-	}
-	return layer{blob: newBlob(gz.Bytes()), DiffID: diffID}, nil
+	return l, nil
 }
 
 // withParents checks files' paths and returns them sorted, with the
@@ -97,31 +80,25 @@ func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 	name := strings.TrimPrefix(f.Path, "/")
 	hdr := &tar.Header{Name: name, Mode: int64(f.Mode.Perm()) | modeBits(f.Mode), Uid: f.UID, Gid: f.GID,
 		ModTime: created.UTC().Truncate(time.Second), Format: tar.FormatPAX}
-	if f.Mode.IsDir() {
+	var data []byte
+	switch {
+	case f.Mode.IsDir():
 		hdr.Typeflag, hdr.Name = tar.TypeDir, name+"/"
-		return writeHeader(tw, hdr)
-	}
-	data := f.Data
-	if f.Source != "" {
+	case f.Source != "":
 		b, err := os.ReadFile(f.Source)
 		if err != nil {
 			return fmt.Errorf("layer file %s: %w", f.Path, err)
 		}
-		data = b
+		hdr.Typeflag, data = tar.TypeReg, b
+	default:
+		hdr.Typeflag, data = tar.TypeReg, f.Data
 	}
-	hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(data))
-	if err := writeHeader(tw, hdr); err != nil {
-		return err
+	hdr.Size = int64(len(data))
+	if err := tw.WriteHeader(hdr); err != nil {
+		return fmt.Errorf("layer entry %s: %w", hdr.Name, err)
 	}
 	if _, err := tw.Write(data); err != nil {
 		return fmt.Errorf("layer file %s: %w", f.Path, err)
-	}
-	return nil
-}
-
-func writeHeader(tw *tar.Writer, hdr *tar.Header) error {
-	if err := tw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("layer entry %s: %w", hdr.Name, err)
 	}
 	return nil
 }

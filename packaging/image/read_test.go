@@ -2,25 +2,38 @@ package image
 
 import (
 	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// readImage is one image read back from an archive with
-// go-containerregistry's parsers, every blob checked against its digest.
+// readLayout is an archive read back with go-containerregistry: untarred,
+// opened with layout.FromPath, every blob checked against its digest and
+// every layer against its diff_id (verifyImage).
+type readLayout struct {
+	Dir    string           // the untarred archive
+	Top    v1.Descriptor    // index.json's one entry
+	Images []readImage      // by platform, in the index's order
+	Docker tarball.Manifest // manifest.json; nil when there is none
+}
+
+// readImage is one image of an archive and its flattened file system
+// (mutate.Extract), by path without the leading slash.
 type readImage struct {
 	Platform v1.Platform
-	Config   *v1.ConfigFile
+	Image    v1.Image
 	Manifest *v1.Manifest
-	Files    map[string]readFile // by path without the leading slash
+	Config   *v1.ConfigFile
+	Files    map[string]readFile
 }
 
 type readFile struct {
@@ -28,132 +41,174 @@ type readFile struct {
 	Data   []byte
 }
 
-// readArchive reads an OCI archive: oci-layout, index.json (a manifest or
-// an image index of them), the blobs, and Docker's manifest.json when
-// there is one. It returns the images and index.json's one entry.
-func readArchive(t *testing.T, path string) ([]readImage, v1.Descriptor, []dockerManifest) {
+func readArchive(t *testing.T, path string) readLayout {
 	t.Helper()
-	entries := tarEntries(t, path)
-	if got := string(entries["oci-layout"]); got != `{"imageLayoutVersion":"1.0.0"}` {
-		t.Fatalf("%s: oci-layout %q", path, got)
+	r := readLayout{Dir: t.TempDir()}
+	untar(t, path, r.Dir)
+	lp, err := layout.FromPath(r.Dir)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	index, err := v1.ParseIndexManifest(bytes.NewReader(entries["index.json"]))
-	if err != nil || len(index.Manifests) != 1 {
-		t.Fatalf("%s: index.json: %v %+v", path, err, index)
+	idx, err := lp.ImageIndex()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	top := index.Manifests[0]
-	manifests := []v1.Descriptor{top}
-	if top.MediaType == types.OCIImageIndex {
-		nested, err := v1.ParseIndexManifest(bytes.NewReader(blobOf(t, entries, top)))
+	im, err := idx.IndexManifest()
+	if err != nil || len(im.Manifests) != 1 {
+		t.Fatalf("%s: index.json: %v %+v", path, err, im)
+	}
+	r.Top = im.Manifests[0]
+	parent, manifests := idx, []v1.Descriptor{r.Top}
+	if r.Top.MediaType == types.OCIImageIndex {
+		if parent, err = idx.ImageIndex(r.Top.Digest); err != nil {
+			t.Fatalf("%s: image index: %v", path, err)
+		}
+		if h, err := parent.Digest(); err != nil || h != r.Top.Digest {
+			t.Fatalf("%s: image index digest %s (%v), index.json says %s", path, h, err, r.Top.Digest)
+		}
+		nested, err := parent.IndexManifest()
 		if err != nil {
 			t.Fatalf("%s: image index: %v", path, err)
 		}
 		manifests = nested.Manifests
 	}
-	var images []readImage
 	for _, d := range manifests {
-		images = append(images, readManifest(t, entries, d))
+		r.Images = append(r.Images, readManifest(t, parent, d))
 	}
-	var docker []dockerManifest
-	if raw, ok := entries["manifest.json"]; ok {
-		if err := json.Unmarshal(raw, &docker); err != nil {
+	if raw, err := os.ReadFile(filepath.Join(r.Dir, "manifest.json")); err == nil {
+		if err := json.Unmarshal(raw, &r.Docker); err != nil {
 			t.Fatalf("%s: manifest.json: %v", path, err)
 		}
 	}
-	return images, top, docker
+	return r
 }
 
-func readManifest(t *testing.T, entries map[string][]byte, d v1.Descriptor) readImage {
+func readManifest(t *testing.T, idx v1.ImageIndex, d v1.Descriptor) readImage {
 	t.Helper()
 	if d.MediaType != types.OCIManifestSchema1 || d.Platform == nil {
 		t.Fatalf("manifest descriptor %+v: want an OCI manifest with a platform", d)
 	}
-	m, err := v1.ParseManifest(bytes.NewReader(blobOf(t, entries, d)))
+	img, err := idx.Image(d.Digest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := v1.ParseConfigFile(bytes.NewReader(blobOf(t, entries, m.Config)))
-	if err != nil {
+	if h, err := img.Digest(); err != nil || h != d.Digest {
+		t.Fatalf("manifest digest %s (%v), its descriptor says %s", h, err, d.Digest)
+	}
+	verifyImage(t, img)
+	r := readImage{Platform: *d.Platform, Image: img, Files: map[string]readFile{}}
+	if r.Manifest, err = img.Manifest(); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.RootFS.DiffIDs) != len(m.Layers) {
-		t.Fatalf("config has %d diff_ids for %d layers", len(cfg.RootFS.DiffIDs), len(m.Layers))
+	if r.Config, err = img.ConfigFile(); err != nil {
+		t.Fatal(err)
 	}
-	img := readImage{Platform: *d.Platform, Config: cfg, Manifest: m, Files: map[string]readFile{}}
-	for i, l := range m.Layers {
+	if r.Manifest.Config.MediaType != types.OCIConfigJSON {
+		t.Fatalf("config media type %s", r.Manifest.Config.MediaType)
+	}
+	for i, l := range r.Manifest.Layers {
 		if l.MediaType != types.OCILayer {
 			t.Fatalf("layer %d media type %s", i, l.MediaType)
 		}
-		raw := gunzip(t, blobOf(t, entries, l))
-		if h, _, _ := v1.SHA256(bytes.NewReader(raw)); h != cfg.RootFS.DiffIDs[i] {
-			t.Fatalf("layer %d: uncompressed digest %s, config's diff_id %s", i, h, cfg.RootFS.DiffIDs[i])
-		}
-		tr := tar.NewReader(bytes.NewReader(raw))
-		for {
-			hdr, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			img.Files[strings.TrimSuffix(hdr.Name, "/")] = readFile{Header: hdr, Data: data}
-		}
 	}
-	return img
+	fsys := mutate.Extract(img)
+	defer fsys.Close()
+	tr := tar.NewReader(fsys)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return r
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Files[strings.TrimSuffix(hdr.Name, "/")] = readFile{Header: hdr, Data: data}
+	}
 }
 
-// blobOf is d's blob, checked against d's size and digest.
-func blobOf(t *testing.T, entries map[string][]byte, d v1.Descriptor) []byte {
+// verifyImage checks img's config against its digest, every layer's blob
+// against its digest and size, and every layer's tar against the config's
+// diff_id: what pkg/v1/validate's Image does, which these tests cannot
+// import while go.mod lacks its dependency github.com/google/go-cmp.
+func verifyImage(t *testing.T, img v1.Image) {
 	t.Helper()
-	b, ok := entries["blobs/sha256/"+d.Digest.Hex]
-	if !ok {
-		t.Fatalf("blob %s missing", d.Digest)
+	m, err := img.Manifest()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if h, _, _ := v1.SHA256(bytes.NewReader(b)); h != d.Digest || int64(len(b)) != d.Size {
-		t.Fatalf("blob %s: digest %s, %d bytes (descriptor says %d)", d.Digest, h, len(b), d.Size)
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b
+	if h, err := img.ConfigName(); err != nil || h != m.Config.Digest {
+		t.Fatalf("config digest %s (%v), the manifest says %s", h, err, m.Config.Digest)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != len(m.Layers) || len(cf.RootFS.DiffIDs) != len(m.Layers) {
+		t.Fatalf("%d layers (%v), %d in the manifest, %d diff_ids", len(layers), err, len(m.Layers), len(cf.RootFS.DiffIDs))
+	}
+	for i, l := range layers {
+		if h, n := hashOf(t, l.Compressed); h != m.Layers[i].Digest || n != m.Layers[i].Size {
+			t.Fatalf("layer %d: digest %s, %d bytes; the manifest says %s, %d", i, h, n, m.Layers[i].Digest, m.Layers[i].Size)
+		}
+		if h, _ := hashOf(t, l.Uncompressed); h != cf.RootFS.DiffIDs[i] {
+			t.Fatalf("layer %d: uncompressed digest %s, the config's diff_id %s", i, h, cf.RootFS.DiffIDs[i])
+		}
+	}
 }
 
-func tarEntries(t *testing.T, path string) map[string][]byte {
+func hashOf(t *testing.T, open func() (io.ReadCloser, error)) (v1.Hash, int64) {
+	t.Helper()
+	rc, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	h, n, err := v1.SHA256(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, n
+}
+
+// untar unpacks an archive's directories and regular files into dir.
+func untar(t *testing.T, path, dir string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string][]byte{}
 	tr := tar.NewReader(f)
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
-			return out
+			return
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if hdr.Typeflag == tar.TypeReg {
-			if out[hdr.Name], err = io.ReadAll(tr); err != nil {
-				t.Fatal(err)
+		if !filepath.IsLocal(hdr.Name) {
+			t.Fatalf("%s: entry %q outside the archive", path, hdr.Name)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(hdr.Name))
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(dst, 0o755)
+		case tar.TypeReg:
+			var data []byte
+			if data, err = io.ReadAll(tr); err == nil {
+				err = os.WriteFile(dst, data, 0o644)
 			}
+		default:
+			t.Fatalf("%s: entry %q of type %c", path, hdr.Name, hdr.Typeflag)
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
 }
