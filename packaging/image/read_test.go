@@ -14,11 +14,13 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 )
 
 // readLayout is an archive read back with go-containerregistry: untarred,
-// opened with layout.FromPath, every blob checked against its digest and
-// every layer against its diff_id (verifyImage).
+// opened with layout.FromPath and checked whole with pkg/v1/validate (every
+// manifest, config and layer against its digest, every layer against its
+// diff_id).
 type readLayout struct {
 	Dir    string           // the untarred archive
 	Top    v1.Descriptor    // index.json's one entry
@@ -56,6 +58,9 @@ func readArchive(t *testing.T, path string) readLayout {
 	im, err := idx.IndexManifest()
 	if err != nil || len(im.Manifests) != 1 {
 		t.Fatalf("%s: index.json: %v %+v", path, err, im)
+	}
+	if err := validate.Index(idx); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	r.Top = im.Manifests[0]
 	parent, manifests := idx, []v1.Descriptor{r.Top}
@@ -95,7 +100,6 @@ func readManifest(t *testing.T, idx v1.ImageIndex, d v1.Descriptor) readImage {
 	if h, err := img.Digest(); err != nil || h != d.Digest {
 		t.Fatalf("manifest digest %s (%v), its descriptor says %s", h, err, d.Digest)
 	}
-	verifyImage(t, img)
 	r := readImage{Platform: *d.Platform, Image: img, Files: map[string]readFile{}}
 	if r.Manifest, err = img.Manifest(); err != nil {
 		t.Fatal(err)
@@ -128,51 +132,6 @@ func readManifest(t *testing.T, idx v1.ImageIndex, d v1.Descriptor) readImage {
 		}
 		r.Files[strings.TrimSuffix(hdr.Name, "/")] = readFile{Header: hdr, Data: data}
 	}
-}
-
-// verifyImage checks img's config against its digest, every layer's blob
-// against its digest and size, and every layer's tar against the config's
-// diff_id: what pkg/v1/validate's Image does, which these tests cannot
-// import while go.mod lacks its dependency github.com/google/go-cmp.
-func verifyImage(t *testing.T, img v1.Image) {
-	t.Helper()
-	m, err := img.Manifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h, err := img.ConfigName(); err != nil || h != m.Config.Digest {
-		t.Fatalf("config digest %s (%v), the manifest says %s", h, err, m.Config.Digest)
-	}
-	layers, err := img.Layers()
-	if err != nil || len(layers) != len(m.Layers) || len(cf.RootFS.DiffIDs) != len(m.Layers) {
-		t.Fatalf("%d layers (%v), %d in the manifest, %d diff_ids", len(layers), err, len(m.Layers), len(cf.RootFS.DiffIDs))
-	}
-	for i, l := range layers {
-		if h, n := hashOf(t, l.Compressed); h != m.Layers[i].Digest || n != m.Layers[i].Size {
-			t.Fatalf("layer %d: digest %s, %d bytes; the manifest says %s, %d", i, h, n, m.Layers[i].Digest, m.Layers[i].Size)
-		}
-		if h, _ := hashOf(t, l.Uncompressed); h != cf.RootFS.DiffIDs[i] {
-			t.Fatalf("layer %d: uncompressed digest %s, the config's diff_id %s", i, h, cf.RootFS.DiffIDs[i])
-		}
-	}
-}
-
-func hashOf(t *testing.T, open func() (io.ReadCloser, error)) (v1.Hash, int64) {
-	t.Helper()
-	rc, err := open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	h, n, err := v1.SHA256(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, n
 }
 
 // untar unpacks an archive's directories and regular files into dir.
