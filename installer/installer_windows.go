@@ -140,59 +140,64 @@ func (s *winSession) planRest(spec winServiceSpec) {
 	s.printf("would start service %s", spec.Name)
 }
 
-// wantConfig is cur (or a fresh config) changed to match spec.
-func wantConfig(cur mgr.Config, spec winServiceSpec) mgr.Config {
-	c := cur
-	c.ServiceType = windows.SERVICE_WIN32_OWN_PROCESS
-	c.StartType, c.DelayedAutoStart = mgr.StartAutomatic, true
-	if spec.Start == winStartManual {
-		c.StartType, c.DelayedAutoStart = mgr.StartManual, false
-	}
-	c.ErrorControl = mgr.ErrorNormal
-	c.BinaryPathName = spec.CommandLine()
-	c.DisplayName, c.Description = spec.DisplayName, spec.Description
-	c.ServiceStartName = "LocalSystem"
-	return c
-}
-
-func sameConfig(a, b mgr.Config) bool {
-	return a.ServiceType == b.ServiceType && a.StartType == b.StartType && a.DelayedAutoStart == b.DelayedAutoStart &&
-		a.ErrorControl == b.ErrorControl && a.BinaryPathName == b.BinaryPathName && a.DisplayName == b.DisplayName &&
-		a.Description == b.Description && a.ServiceStartName == b.ServiceStartName
-}
-
 // ensureService creates the service or brings its configuration in line
 // with spec, and reports whether it changed an existing one. It returns a
 // nil service (and no error) in a dry run of a creation.
 func (s *winSession) ensureService(m *mgr.Mgr, spec winServiceSpec) (*mgr.Service, bool, error) {
+	want := wantConfig(spec)
 	sv, err := m.OpenService(spec.Name)
 	if err != nil {
 		var created *mgr.Service
 		err := s.act(fmt.Sprintf("register service %s: %s (%s)", spec.Name, spec.CommandLine(), spec.Start),
 			func() error {
 				var err error
-				created, err = m.CreateService(spec.Name, spec.Binary, wantConfig(mgr.Config{}, spec), spec.Args...)
+				created, err = m.CreateService(spec.Name, spec.Binary, mgr.Config{ServiceType: want.ServiceType,
+					StartType: want.StartType, ErrorControl: want.ErrorControl, ServiceStartName: want.ServiceStartName,
+					DisplayName: want.DisplayName, Description: want.Description}, spec.Args...)
 				return err
 			})
+		if err == nil && created != nil {
+			err = s.ensureDelayed(created, svcConfig{}, want)
+		}
 		return created, false, err
 	}
-	cur, err := sv.Config()
+	cur, err := readConfig(sv)
 	if err != nil {
 		sv.Close()
 		return nil, false, fmt.Errorf("read the configuration of service %s: %w", spec.Name, err)
 	}
-	want := wantConfig(cur, spec)
-	if sameConfig(cur, want) {
+	changed := false
+	if cur.same(want) {
 		s.printf("ok   service %s: %s (%s)", spec.Name, want.BinaryPathName, spec.Start)
-		return sv, false, nil
+	} else {
+		changed = true
+		err = s.act(fmt.Sprintf("update service %s: %s (%s; was %s)", spec.Name, want.BinaryPathName, spec.Start,
+			cur.BinaryPathName), func() error { return writeConfig(sv, want) })
 	}
-	err = s.act(fmt.Sprintf("update service %s: %s (%s; was %s)", spec.Name, want.BinaryPathName, spec.Start,
-		cur.BinaryPathName), func() error { return sv.UpdateConfig(want) })
+	if err == nil {
+		err = s.ensureDelayed(sv, cur, want)
+	}
 	if err != nil {
 		sv.Close()
 		return nil, false, err
 	}
-	return sv, true, nil
+	return sv, changed, nil
+}
+
+// ensureDelayed makes the automatic start delayed (or not, for a manual
+// service), where the service manager knows the setting.
+func (s *winSession) ensureDelayed(sv *mgr.Service, cur, want svcConfig) error {
+	if cur.DelayedKnown && cur.Delayed == want.Delayed || !cur.DelayedKnown && !want.Delayed {
+		return nil
+	}
+	err := s.act(fmt.Sprintf("set delayed start of %s to %v", sv.Name, want.Delayed),
+		func() error { return setDelayed(sv, want.Delayed) })
+	if unsupported(err) {
+		s.printf("warn delayed start is not supported by this system (%v): the start is automatic, not delayed",
+			unwrapAll(err))
+		return nil
+	}
+	return err
 }
 
 // ensureRecovery sets the restart-on-failure actions, for crashes and for
@@ -205,17 +210,40 @@ func (s *winSession) ensureRecovery(sv *mgr.Service, r winRecovery) error {
 	reset := uint32(r.ResetAfter / time.Second)
 	cur, err1 := sv.RecoveryActions()
 	curReset, err2 := sv.ResetPeriod()
-	onExit, err3 := sv.RecoveryActionsOnNonCrashFailures()
-	if err1 == nil && err2 == nil && err3 == nil && slices.Equal(cur, want) && curReset == reset && onExit {
+	if err1 == nil && err2 == nil && slices.Equal(cur, want) && curReset == reset {
 		s.printf("ok   recovery: %s", r)
-		return nil
+	} else if err := s.act("set recovery: "+r.String(), func() error { return sv.SetRecoveryActions(want, reset) }); err != nil {
+		return err
 	}
-	return s.act("set recovery: "+r.String(), func() error {
-		if err := sv.SetRecoveryActions(want, reset); err != nil {
+	onExit, err := sv.RecoveryActionsOnNonCrashFailures()
+	switch {
+	case err == nil && onExit:
+		return nil
+	case err == nil || !unsupported(err):
+		err = s.act("set recovery also on error exits",
+			func() error { return sv.SetRecoveryActionsOnNonCrashFailures(true) })
+		if !unsupported(err) {
 			return err
 		}
-		return sv.SetRecoveryActionsOnNonCrashFailures(true)
-	})
+	}
+	s.printf("warn recovery on error exits is not supported by this system (%v): only crashes restart the service",
+		unwrapAll(err))
+	return nil
+}
+
+// unwrapAll is the innermost error of err.
+func unwrapAll(err error) error {
+	for errors.Unwrap(err) != nil {
+		err = errors.Unwrap(err)
+	}
+	return err
+}
+
+// unsupported reports whether err is a service manager saying it does not
+// know a setting (wine's, or an old Windows').
+func unsupported(err error) bool {
+	return errors.Is(err, windows.ERROR_INVALID_LEVEL) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) ||
+		errors.Is(err, windows.ERROR_CALL_NOT_IMPLEMENTED)
 }
 
 // eventSourceKey is where an Event Log source of the Application log is

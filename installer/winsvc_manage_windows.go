@@ -126,12 +126,8 @@ func (s *winSession) serviceStatus() error {
 	if st.ProcessId != 0 {
 		s.printf("pid: %d", st.ProcessId)
 	}
-	if c, err := sv.Config(); err == nil {
-		start := winStartManual
-		if c.StartType == mgr.StartAutomatic && c.DelayedAutoStart {
-			start = winStartDelayed
-		}
-		s.printf("start: %s", startTypeName(c, start))
+	if c, err := readConfig(sv); err == nil {
+		s.printf("start: %s", startTypeName(c))
 		s.printf("command: %s", c.BinaryPathName)
 	}
 	if acts, err := sv.RecoveryActions(); err == nil {
@@ -141,14 +137,18 @@ func (s *winSession) serviceStatus() error {
 	return nil
 }
 
-func startTypeName(c mgr.Config, start winStartType) string {
+func startTypeName(c svcConfig) string {
 	switch {
 	case c.StartType == mgr.StartDisabled:
 		return "disabled"
-	case c.StartType == mgr.StartAutomatic && !c.DelayedAutoStart:
+	case c.StartType == mgr.StartManual:
+		return winStartManual.String()
+	case c.StartType == mgr.StartAutomatic && c.Delayed:
+		return winStartDelayed.String()
+	case c.StartType == mgr.StartAutomatic:
 		return "automatic"
 	}
-	return start.String()
+	return fmt.Sprintf("start type %d", c.StartType)
 }
 
 func recoveryText(acts []mgr.RecoveryAction, reset uint32) string {

@@ -17,6 +17,7 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/eventlog"
 
@@ -45,27 +46,31 @@ const (
 
 // runService runs the agent as the Windows service when the service
 // manager started this process for `run`; otherwise it reports false and
-// main goes on as on any platform.
+// main goes on as on any platform. It asks the service manager itself
+// (StartServiceCtrlDispatcher fails at once with
+// ERROR_FAILED_SERVICE_CONTROLLER_CONNECT in a process it did not start)
+// rather than guessing from the parent process as svc.IsWindowsService
+// does (that guess fails under wine, whose services run outside session 0).
 func runService(args []string) (int, bool) {
-	isService, err := svc.IsWindowsService()
-	if err != nil || !isService || len(args) == 0 || args[0] != "run" {
+	if len(args) == 0 || args[0] != "run" {
 		return 0, false
 	}
-	elog, err := eventlog.Open(installer.WindowsServiceName)
-	if err != nil {
-		return 1, true // no Event Log source: nowhere to say why
-	}
-	defer elog.Close()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	path := fs.String("config", installer.DefaultConfigPath(), "")
-	if err := fs.Parse(args[1:]); err != nil {
-		_ = elog.Error(eventIDError, fmt.Sprintf("corrosion-agent service: bad command line %q: %v", args, err))
-		return 2, true
+	if fs.Parse(args[1:]) != nil || fs.NArg() > 0 {
+		return 0, false // main reports the bad command line
 	}
-	h := &agentService{path: *path, elog: elog}
-	if err := svc.Run(installer.WindowsServiceName, h); err != nil {
-		_ = elog.Error(eventIDError, "corrosion-agent service: "+err.Error())
+	h := &agentService{path: *path}
+	err := svc.Run(installer.WindowsServiceName, h)
+	switch {
+	case errors.Is(err, windows.ERROR_FAILED_SERVICE_CONTROLLER_CONNECT):
+		return 0, false // not started by the service manager: an ordinary run
+	case err != nil:
+		if elog, eerr := eventlog.Open(installer.WindowsServiceName); eerr == nil {
+			_ = elog.Error(eventIDError, "corrosion-agent service: "+err.Error())
+			_ = elog.Close()
+		}
 		return 1, true
 	}
 	return 0, true
@@ -73,8 +78,7 @@ func runService(args []string) (int, bool) {
 
 // agentService is the svc.Handler running the agent.
 type agentService struct {
-	path string        // immutable; the config file
-	elog *eventlog.Log // immutable
+	path string // immutable; the config file
 }
 
 // Execute loads the config, runs the agent until the service manager
@@ -82,12 +86,17 @@ type agentService struct {
 // Stopping the agent leaves its game servers running.
 func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, changes chan<- svc.Status) (bool, uint32) {
 	changes <- svc.Status{State: svc.StartPending}
+	elog, err := eventlog.Open(installer.WindowsServiceName)
+	if err != nil {
+		return true, exitFailed // no Event Log source: nowhere to say why
+	}
+	defer elog.Close()
 	cfg, err := loadServiceConfig(h.path)
 	if err != nil {
-		_ = h.elog.Error(eventIDError, "corrosion-agent: "+err.Error())
+		_ = elog.Error(eventIDError, "corrosion-agent: "+err.Error())
 		return true, exitBadConfig
 	}
-	logger := slog.New(newEventHandler(h.elog, cfg.Agent.SlogLevel()))
+	logger := slog.New(newEventHandler(elog, cfg.Agent.SlogLevel()))
 	a, err := agent.New(cfg, logger)
 	if err != nil {
 		logger.Error("start", "err", err)
