@@ -6,14 +6,23 @@ import "github.com/corrosion/corrosion/worldsrv/proto"
 // of the players by tile (row-major, then pid), so the occupants of a run
 // of tiles in one row are one contiguous slice of occ, and a summed-area
 // table of the counts, so the players in any square are four lookups. It
-// is rebuilt each info phase; its slices keep their storage.
+// is rebuilt each info phase; its slices keep their storage. Only the rows
+// from the first occupied one to the last are filled in start and sat (the
+// lookups clamp to them), so a phase costs the rows the players are on,
+// not the whole map.
 type tileIndex struct {
 	width, height int
-	count         []int32  // per tile: its occupants (zero outside tiles)
-	start         []int32  // per tile, and one past the last: its first occupant's index in occ
-	sat           []int32  // (width+1)×(height+1): the players on tiles [0,x)×[0,y)
-	occ           []uint32 // x<<16 | pid, by tile, then pid
-	tiles         []int32  // the occupied tiles
+	count         []int32 // per tile: its occupants (zero outside tiles)
+	// start, per tile and one past the last: its first occupant's index in
+	// occ (rows rowLo to rowHi, and the tile after them).
+	start []int32
+	// sat, (width+1)×(height+1): the players on tiles [0,x)×[0,y) (rows
+	// rowLo to rowHi+1: the rows above hold none, those below all).
+	sat   []int32
+	occ   []uint32 // x<<16 | pid, by tile, then pid
+	tiles []int32  // the occupied tiles
+	// The first and last occupied rows (rowLo > rowHi: nobody online).
+	rowLo, rowHi int
 	// By pid: the player's tile's index in tiles, and its rank among the
 	// tile's occupants (pid order).
 	tileOf []int32
@@ -32,6 +41,7 @@ func (ix *tileIndex) build(players []*player) {
 		ix.count[t] = 0
 	}
 	ix.tiles = ix.tiles[:0]
+	ix.rowLo, ix.rowHi = ix.height, -1
 	n := 0
 	for _, p := range players {
 		if p == nil {
@@ -42,7 +52,11 @@ func (ix *tileIndex) build(players []*player) {
 			ix.tiles = append(ix.tiles, int32(t))
 		}
 		ix.count[t]++
+		ix.rowLo, ix.rowHi = min(ix.rowLo, int(p.pos.Y)), max(ix.rowHi, int(p.pos.Y))
 		n++
+	}
+	if n == 0 {
+		return
 	}
 	ix.sums()
 	if cap(ix.occ) < n {
@@ -68,12 +82,13 @@ func (ix *tileIndex) build(players []*player) {
 
 // sums fills sat from count, and start[t+1] with tile t's first index:
 // build's placement advances it past tile t's occupants, to tile t+1's
-// first index.
+// first index. It covers the rows rowLo to rowHi.
 func (ix *tileIndex) sums() {
 	w := ix.width
 	total := int32(0)
-	ix.start[0] = 0
-	for y := range ix.height {
+	ix.start[ix.rowLo*w] = 0
+	clear(ix.sat[ix.rowLo*(w+1) : (ix.rowLo+1)*(w+1)])
+	for y := ix.rowLo; y <= ix.rowHi; y++ {
 		row := int32(0)
 		above, here := ix.sat[y*(w+1):], ix.sat[(y+1)*(w+1):]
 		counts := ix.count[y*w : (y+1)*w]
@@ -91,7 +106,7 @@ func (ix *tileIndex) sums() {
 // d of (x, y), clipped to the map.
 func (ix *tileIndex) square(x, y, d int) int32 {
 	x0, x1 := max(x-d, 0), min(x+d+1, ix.width)
-	y0, y1 := max(y-d, 0), min(y+d+1, ix.height)
+	y0, y1 := min(max(y-d, ix.rowLo), ix.rowHi+1), min(max(y+d+1, ix.rowLo), ix.rowHi+1)
 	s, w := ix.sat, ix.width+1
 	return s[y1*w+x1] - s[y0*w+x1] - s[y1*w+x0] + s[y0*w+x0]
 }
@@ -118,7 +133,7 @@ func (ix *tileIndex) radius(x, y int) (r int, n int32) {
 func (ix *tileIndex) collect(x, y, r int, pidBits uint, keys []uint32) {
 	x0, x1 := max(x-r, 0), min(x+r, ix.width-1)
 	i := 0
-	for row := max(y-r, 0); row <= min(y+r, ix.height-1); row++ {
+	for row := max(y-r, ix.rowLo); row <= min(y+r, ix.rowHi); row++ {
 		dy := abs(row - y)
 		t := row * ix.width
 		for _, o := range ix.occ[ix.start[t+x0]:ix.start[t+x1+1]] {
