@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"regexp"
@@ -94,5 +95,69 @@ func TestDocs_Name37Values(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), fmt.Sprint(MaxName37)) {
 		t.Errorf("the document does not give the largest value %d", MaxName37)
+	}
+}
+
+// docAlias is the document's name for a world message whose Go name differs
+// (the document says so under "World → client").
+var docAlias = map[string]string{"ChatSettingsNow": "ChatSettings", "LoggedOut": "Logout"}
+
+// Every row of the document's Examples table is a real frame: it decodes in
+// its direction to the message the row names, and encoding that message
+// gives the row's bytes again.
+func TestDocs_ExamplesTableRoundTrips(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/world-protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "\n### Examples\n")
+	if !ok {
+		t.Fatal(`the document has no "### Examples" section`)
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([0-9a-f ]+)` \\| (client|world) → (?:world|client|[a-z]+) \\| ([A-Za-z]+)")
+	rows := row.FindAllStringSubmatch(table, -1)
+	if len(rows) < 19 {
+		t.Fatalf("found %d example rows, want at least 19: has the table's layout changed?", len(rows))
+	}
+	for _, r := range rows {
+		hexText, dir, name := r[1], r[2], r[3]
+		frame := hx(hexText)
+		p, err := DecodeFrame(frame)
+		if err != nil {
+			t.Errorf("%q: %v", hexText, err)
+			continue
+		}
+		var msg Message
+		var got string
+		if dir == "client" {
+			m, err := DecodeClient(p)
+			if err != nil {
+				t.Errorf("%q (client → world): %v", hexText, err)
+				continue
+			}
+			msg, got = m, m.Op().String()
+		} else {
+			m, err := DecodeWorld(p)
+			if err != nil {
+				t.Errorf("%q (world → client): %v", hexText, err)
+				continue
+			}
+			msg, got = m, m.Op().String()
+		}
+		if alias, ok := docAlias[got]; ok && dir == "world" {
+			got = alias
+		}
+		if got != name {
+			t.Errorf("%q (%s) decodes as %s, the row says %s", hexText, dir, got, name)
+		}
+		again, err := AppendFrame(nil, msg)
+		if err != nil {
+			t.Errorf("%q: re-encoding %#v: %v", hexText, msg, err)
+			continue
+		}
+		if !bytes.Equal(again, frame) {
+			t.Errorf("%q re-encodes as % x", hexText, again)
+		}
 	}
 }
