@@ -128,6 +128,7 @@ func TestWorldbot_BadFlags_Exit2(t *testing.T) {
 		"bad prefix":  {"--addr", "127.0.0.1:1", "--prefix", "Bad!"},
 		"too friends": {"--addr", "127.0.0.1:1", "--bots", "2", "--friends", "2"},
 		"no duration": {"--addr", "127.0.0.1:1", "--duration", "0s"},
+		"neg wait":    {"--addr", "127.0.0.1:1", "--friends-online", "-1s"},
 		"stray arg":   {"--addr", "127.0.0.1:1", "extra"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -156,7 +157,7 @@ func TestWorldbot_TwoWorlds_PMLatency(t *testing.T) {
 	cl := worldtest.NewCluster(t)
 	w1, w2 := cl.StartSpawn(t, 10, "--max-conns-per-ip", "100"), cl.StartSpawn(t, 11, "--max-conns-per-ip", "100")
 	code, out, errOut := worldbot(t, nil, nil, "--addr", w1, "--addr2", w2, "--bots", "10", "--duration", "3s",
-		"--friends", "2", "--pm-rate", "10", "--json")
+		"--friends", "2", "--friends-online", "20s", "--pm-rate", "10", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -170,6 +171,30 @@ func TestWorldbot_TwoWorlds_PMLatency(t *testing.T) {
 	}
 	if rep.PMsReceived == 0 || rep.PMsReceived > rep.PMsSent || rep.PMP50Ms <= 0 || rep.PMP99Ms < rep.PMP50Ms {
 		t.Fatalf("PM figures %+v", rep)
+	}
+	// --friends-online: every friend was seen online before the first PM,
+	// so none was answered offline.
+	if rep.FriendsNotOnline != 0 || rep.FriendsWaitSeconds <= 0 || rep.FriendsWaitSeconds >= 20 || rep.PMsOffline != 0 {
+		t.Fatalf("friends-online figures %+v", rep)
+	}
+}
+
+// --friends-online against a world without ether: no friend ever shows
+// online, so the wait runs out at its bound and the report counts every
+// friend row as not online.
+func TestWorldbot_FriendsOnline_NoEtherWaitRunsOut(t *testing.T) {
+	addr := worldtest.Start(t, "--max-conns-per-ip", "100")
+	code, out, errOut := worldbot(t, nil, nil, "--addr", addr, "--bots", "4", "--friends", "1",
+		"--friends-online", "700ms", "--duration", "1s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var rep swarm.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, out)
+	}
+	if rep.Logins != 4 || rep.FriendsNotOnline != 4 || rep.FriendsWaitSeconds < 0.7 || rep.FriendsWaitSeconds > 10 {
+		t.Fatalf("report %+v", rep)
 	}
 }
 
