@@ -6,12 +6,24 @@
 // waits for the tick. Only worldsrv's wiring imports it.
 //
 // Closing rules, each counted in Stats:
-//   - Attach refused (engine.ErrBusy, the accept queue is full): closed at once.
+//   - Attach refused (engine.ErrBusy, the accept queue is full): ended at
+//     once.
 //   - a header over proto.MaxPayload, a WebSocket message that is not one
-//     frame, a payload that does not decode: closed at once.
+//     frame (or is text, or over proto.MaxFrame), a payload that does not
+//     decode: ended at once.
 //   - a full inbound queue: the engine hangs the client up (flooding); the
-//     reader stops and the writer closes once the engine is done.
-//   - a write that misses its deadline (a client that does not read): closed.
+//     reader stops and the writer ends the connection once the engine is
+//     done.
+//   - a write that misses its deadline (a client that does not read):
+//     closed at once.
+//
+// "Ended" is a WebSocket close frame whose code says why (closeReason,
+// close.go; the engine being done with a client is 1000, or 1001 once the
+// world stops accepting), then a wait of at most closeHandshakeWait (1 s)
+// for the peer's close frame on the reader's or writer's goroutine, never
+// the tick's; the socket is closed when it comes or the wait runs out. A
+// TCP connection just closes. "Closed" (Conn.Close, a slow reader, Close's
+// deadline) sends no close frame and waits for nothing.
 //
 // The per-address connection bound is the engine's (Config.MaxPerAddress):
 // a connection beyond it is answered LoginResponse 9 at its Login, then

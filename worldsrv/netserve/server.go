@@ -120,6 +120,12 @@ func (s *Server) Close(ctx context.Context) {
 	<-done
 }
 
+func (s *Server) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
+}
+
 // track registers a new session; false after StopAccepting.
 func (s *Server) track(ss *session) bool {
 	s.mu.Lock()

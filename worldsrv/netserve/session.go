@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/proto"
@@ -17,7 +18,13 @@ type transport interface {
 	readPayload(buf []byte) ([]byte, error)
 	// writeChunk writes one tick's frames within the write timeout.
 	writeChunk(chunk []byte) error
-	// close closes the connection at once.
+	// end ends the connection for why: WebSocket sends its close frame
+	// and waits at most closeHandshakeWait for the peer's before closing;
+	// TCP closes. A close during an end cuts it short.
+	end(why closeReason) error
+	// close closes the connection at once, also during an end; safe to
+	// call more than once and from any goroutine, it never waits on the
+	// peer.
 	close() error
 }
 
@@ -33,7 +40,12 @@ type session struct {
 	client *engine.Client // set before the reader and writer start
 
 	closeOnce sync.Once
-	closed    chan struct{} // closed by Close
+	closed    chan struct{} // closed by Close and end: the writer stops
+
+	// why is the closeReason the reader found for the writer's end once
+	// the engine is done with the client (flooding, a first frame not
+	// Login); closeNormal until then.
+	why atomic.Uint32
 }
 
 var _ engine.Conn = (*session)(nil)
@@ -45,13 +57,33 @@ func newSession(s *Server, t transport, addr string) *session {
 // RemoteAddr is the peer's address without port.
 func (ss *session) RemoteAddr() string { return ss.addr }
 
-// Close closes the connection; any goroutine, any number of times.
+// Close closes the connection at once, without a close frame; any
+// goroutine (the engine's tick for a slow reader), any number of times,
+// never waiting on the peer.
 func (ss *session) Close() error {
-	ss.closeOnce.Do(func() {
-		close(ss.closed)
-		_ = ss.t.close()
-	})
-	return nil
+	ss.markClosed()
+	return ss.t.close()
+}
+
+// end ends the connection for why (a WebSocket close frame, then a wait
+// bounded by closeHandshakeWait); it runs on the reader or the writer.
+func (ss *session) end(why closeReason) {
+	ss.markClosed()
+	_ = ss.t.end(why)
+}
+
+func (ss *session) markClosed() { ss.closeOnce.Do(func() { close(ss.closed) }) }
+
+// doneReason is why the writer ends the connection once the engine is done
+// with the client.
+func (ss *session) doneReason() closeReason {
+	if why := closeReason(ss.why.Load()); why != closeNormal {
+		return why
+	}
+	if ss.srv.isStopping() {
+		return closeShutdown
+	}
+	return closeNormal
 }
 
 // serve runs the session on the calling goroutine until both its reader
@@ -63,6 +95,7 @@ func (ss *session) serve() {
 	if err != nil {
 		ss.srv.busy.Add(1)
 		ss.srv.log.Warn("connection refused: the engine's accept queue is full", "addr", ss.addr)
+		ss.end(closeBusy)
 		return
 	}
 	ss.client = c
@@ -76,24 +109,28 @@ func (ss *session) serve() {
 // frame is bad, or the engine refuses one (a full queue: it hangs up).
 func (ss *session) readLoop() {
 	var buf []byte
-	for {
+	for first := true; ; first = false {
 		p, err := ss.t.readPayload(buf)
 		if err != nil {
-			if isBadFrame(err) {
-				ss.bad(err)
-			}
 			ss.client.Hangup()
+			if why, bad := badFrameReason(err); bad {
+				ss.bad(why, err)
+			}
 			return
 		}
 		// DecodeClient, not a Decoder: the message crosses to the tick
 		// goroutine, so it must own its strings.
 		m, err := proto.DecodeClient(p)
 		if err != nil {
-			ss.bad(err)
 			ss.client.Hangup()
+			ss.bad(closeProtocol, err)
 			return
 		}
+		if _, login := m.(*proto.Login); first && !login {
+			ss.why.Store(uint32(closeProtocol)) // the engine ends it
+		}
 		if !ss.client.Deliver(m) {
+			ss.why.Store(uint32(closePolicy))
 			ss.srv.log.Warn("client flooding: disconnected", "addr", ss.addr)
 			return
 		}
@@ -101,22 +138,18 @@ func (ss *session) readLoop() {
 	}
 }
 
-func isBadFrame(err error) bool {
-	return errors.Is(err, proto.ErrTooLarge) || errors.Is(err, proto.ErrBadFrame) || errors.Is(err, errBadMessage)
-}
-
-// bad closes the connection for a frame it should not have sent.
-func (ss *session) bad(err error) {
+// bad ends the connection for a frame it should not have sent.
+func (ss *session) bad(why closeReason, err error) {
 	ss.srv.badFrames.Add(1)
 	ss.srv.log.Info("bad frame: connection closed", "addr", ss.addr, "err", err)
-	_ = ss.Close()
+	ss.end(why)
 }
 
 // writeLoop writes the engine's chunks in order, woken after each tick
 // (Client.Ready: the tick only queues them); once the engine is done with
-// the client it writes what is still queued and closes.
+// the client it writes what is still queued and ends the connection (its
+// close frame). A failed write has closed it already.
 func (ss *session) writeLoop() {
-	defer ss.Close()
 	out, done := ss.client.Outbound(), ss.client.Done()
 	for {
 		ready := ss.client.Ready() // before looking at out: no wake-up is missed
@@ -126,7 +159,9 @@ func (ss *session) writeLoop() {
 		select {
 		case <-ready:
 		case <-done:
-			ss.writeQueued(out)
+			if ss.writeQueued(out) {
+				ss.end(ss.doneReason())
+			}
 			return
 		case <-ss.closed:
 			ss.client.Hangup()
@@ -163,7 +198,11 @@ func (ss *session) write(chunk []byte) bool {
 	} else if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) {
 		ss.srv.log.Debug("write to client failed", "addr", ss.addr, "err", err)
 	}
-	_ = ss.Close()
+	select {
+	case <-ss.closed: // closed, or the reader is ending it: leave its close frame be
+	default:
+		_ = ss.Close()
+	}
 	ss.client.Hangup()
 	return false
 }

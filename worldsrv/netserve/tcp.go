@@ -79,4 +79,8 @@ func (t *tcpTransport) writeChunk(chunk []byte) error {
 	return err
 }
 
+// end closes: the game port has no close frame (the Logout frame before
+// it tells a clean end).
+func (t *tcpTransport) end(closeReason) error { return t.nc.Close() }
+
 func (t *tcpTransport) close() error { return t.nc.Close() }

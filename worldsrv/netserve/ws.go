@@ -1,11 +1,13 @@
 package netserve
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -18,22 +20,25 @@ import (
 func (s *Server) WebSocket() http.Handler { return http.HandlerFunc(s.serveWS) }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	stopping := s.stopping
-	s.mu.Unlock()
-	if stopping {
+	if s.isStopping() {
 		s.refused.Add(1)
 		http.Error(w, "world shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	c, err := websocket.Accept(w, r, nil)
+	rec := &hijackRecorder{ResponseWriter: w}
+	c, err := websocket.Accept(rec, r, nil)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", "addr", r.RemoteAddr, "err", err)
 		return // Accept has answered
 	}
+	if rec.nc == nil { // Accept found another Hijacker than rec: never so for net/http
+		s.log.Error("websocket upgrade did not go through the hijack recorder", "addr", r.RemoteAddr)
+		_ = c.CloseNow()
+		return
+	}
 	c.SetReadLimit(proto.MaxFrame)
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &wsTransport{c: c, ctx: ctx, cancel: cancel, timeout: s.opts.WriteTimeout}
+	t := &wsTransport{c: c, nc: rec.nc, ctx: ctx, cancel: cancel, timeout: s.opts.WriteTimeout}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -46,12 +51,29 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ss.serve()
 }
 
+// hijackRecorder keeps the socket websocket.Accept hijacks: closing it is
+// what bounds a close handshake (the library waits up to 5 s for each half).
+type hijackRecorder struct {
+	http.ResponseWriter
+	nc net.Conn // set by Hijack, during Accept
+}
+
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	h.nc = nc
+	return nc, brw, err
+}
+
+func (h *hijackRecorder) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
 // wsTransport is a game connection over WebSocket.
 type wsTransport struct {
-	c       *websocket.Conn
+	c       *websocket.Conn // immutable after serveWS
+	nc      net.Conn        // immutable after serveWS; the hijacked socket under c
 	ctx     context.Context // ends with close: unblocks a Read
 	cancel  context.CancelFunc
 	timeout time.Duration
+	ended   atomic.Bool // the first of end and close has taken c's closing
 }
 
 func (t *wsTransport) readPayload([]byte) ([]byte, error) {
@@ -85,9 +107,29 @@ func (t *wsTransport) writeChunk(chunk []byte) error {
 	return nil
 }
 
+// end sends why's close frame and waits for the peer's; a peer that has
+// not answered within closeHandshakeWait has its socket closed under the
+// handshake, which then ends at once.
+func (t *wsTransport) end(why closeReason) error {
+	if !t.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer t.cancel()
+	bound := time.AfterFunc(closeHandshakeWait, func() { _ = t.nc.Close() })
+	defer bound.Stop()
+	f := closeFrames[why]
+	return t.c.Close(f.code, f.text)
+}
+
+// close closes the socket, which also cuts an end short; it never waits
+// on the peer.
 func (t *wsTransport) close() error {
 	t.cancel()
-	return t.c.CloseNow()
+	err := t.nc.Close()
+	if t.ended.CompareAndSwap(false, true) {
+		return t.c.CloseNow()
+	}
+	return err
 }
 
 // timeoutError is a WebSocket write that missed its deadline, as a
