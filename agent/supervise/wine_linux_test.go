@@ -393,3 +393,106 @@ func wineKillTree(t *testing.T, nc *nats.Conn, gameExe, stateDir string) {
 	p.waitState("stopped")
 	poll.True(t, 20*time.Second, "no game process left", func() bool { return gameProcesses(gameExe) == 0 })
 }
+
+// keepAlive runs a program of no interest in the prefix for the rest of
+// the test: wine ends its services (the agent among them) when the last
+// ordinary process of the prefix exits, as each wine command here does.
+func (w *wineEnv) keepAlive(t *testing.T, gameExe string) {
+	t.Helper()
+	keeper := filepath.Join(t.TempDir(), "keeper.exe")
+	b, err := os.ReadFile(gameExe)
+	if err == nil {
+		err = os.WriteFile(keeper, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("wine", keeper, "-banner", "")
+	cmd.Env = w.env()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+}
+
+// run runs a Windows program under wine and returns its output. The
+// output goes through a file: a pipe would stay open as long as any
+// process wine starts meanwhile (its server, its services) lives.
+func (w *wineEnv) run(t *testing.T, exe string, args ...string) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "out-*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command("wine", append([]string{exe}, args...)...)
+	cmd.Env = w.env()
+	cmd.Stdout, cmd.Stderr = f, f
+	err = cmd.Run()
+	out, _ := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatalf("wine %s %q: %v\n%s", filepath.Base(exe), args, err, out)
+	}
+	return string(out)
+}
+
+// The agent as a Windows service, under wine's service manager: install
+// registers and starts it with a config that validates, the service
+// process (svc.Run) heartbeats and runs a game, uninstall stops and
+// deletes it and the game keeps running.
+func TestWindowsServiceUnderWine(t *testing.T) {
+	w := newWine(t)
+	bin := t.TempDir()
+	agentExe := buildWindows(t, "./agent/cmd/corrosion-agent", bin)
+	gameExe := buildWindows(t, "./internal/fakegame", bin)
+	ns := natstest.Start(t)
+	p := newWinePanel(t, ns.Connect(t), "game")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "root"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "agent.toml")
+	err := os.WriteFile(cfg, []byte(fmt.Sprintf(wineConfig, wineLicense, ns.URL(), winPath(filepath.Join(dir, "state")),
+		winPath(filepath.Join(dir, "root")), winPath(gameExe))), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.keepAlive(t, gameExe)
+	out := w.run(t, agentExe, "install", "--config", winPath(cfg))
+	for _, want := range []string{`install ` + winPath(agentExe) + ` as C:\Program Files\Corrosion\corrosion-agent.exe`,
+		"ok   config " + winPath(cfg) + " validates", "register service corrosion-agent: ",
+		"register Event Log source corrosion-agent", "start service corrosion-agent"} {
+		if !strings.Contains(out, want+"\n") && !strings.Contains(out, want) {
+			t.Fatalf("install output lacks %q:\n%s", want, out)
+		}
+	}
+	poll.True(t, 60*time.Second, "a heartbeat from the service", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.heartbeats > 0
+	})
+	if st := w.run(t, agentExe, "service-status"); !strings.Contains(st, "service corrosion-agent: running") {
+		t.Fatalf("service-status:\n%s", st)
+	}
+	p.call(`{"func":"start"}`)
+	p.waitState("running")
+	p.call(`{"func":"send","command":"from the service"}`)
+	p.waitLine("echo: from the service")
+
+	out = w.run(t, agentExe, "uninstall", "--config", winPath(cfg))
+	for _, want := range []string{"stop service corrosion-agent (game servers keep running)",
+		"delete service corrosion-agent", "remove Event Log source corrosion-agent", "keep " + winPath(cfg)} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("uninstall output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := gameProcesses(gameExe); n != 1 {
+		t.Fatalf("%d game processes after the service was stopped and removed, want 1 (it keeps running)", n)
+	}
+	if st := w.run(t, agentExe, "service-status"); !strings.Contains(st, "service corrosion-agent: not installed") {
+		t.Fatalf("service-status after uninstall:\n%s", st)
+	}
+	if _, err := os.Stat(cfg); err != nil {
+		t.Fatalf("uninstall removed the config: %v", err)
+	}
+}
