@@ -438,8 +438,9 @@ func (w *wineEnv) run(t *testing.T, exe string, args ...string) string {
 
 // The agent as a Windows service, under wine's service manager: install
 // registers and starts it with a config that validates, the service
-// process (svc.Run) heartbeats and runs a game, uninstall stops and
-// deletes it and the game keeps running.
+// process (svc.Run) heartbeats and runs a game, a new binary's install
+// restarts it and the game is adopted, uninstall stops and deletes it and
+// the game keeps running.
 func TestWindowsServiceUnderWine(t *testing.T) {
 	w := newWine(t)
 	bin := t.TempDir()
@@ -475,9 +476,30 @@ func TestWindowsServiceUnderWine(t *testing.T) {
 		t.Fatalf("service-status:\n%s", st)
 	}
 	p.call(`{"func":"start"}`)
-	p.waitState("running")
+	running := p.waitState("running")
 	p.call(`{"func":"send","command":"from the service"}`)
 	p.waitLine("echo: from the service")
+
+	// Upgrade: the new binary's install replaces the binary and restarts
+	// the service; the game keeps running and is adopted.
+	v2 := filepath.Join(t.TempDir(), "corrosion-agent-v2.exe")
+	b, err := os.ReadFile(agentExe)
+	if err == nil {
+		err = os.WriteFile(v2, append(b, "v2"...), 0o755) // other bytes, the same program
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.forget()
+	out = w.run(t, v2, "install", "--config", winPath(cfg))
+	if !strings.Contains(out, "restart service corrosion-agent (its binary or configuration changed; game servers keep running)") {
+		t.Fatalf("upgrade output:\n%s", out)
+	}
+	if adopted := p.waitState("running"); adopted.PID != running.PID || adopted.Message != "adopted" {
+		t.Fatalf("after the upgrade: %+v, want pid %d adopted", adopted, running.PID)
+	}
+	p.call(`{"func":"send","command":"after the upgrade"}`)
+	p.waitLine("echo: after the upgrade")
 
 	out = w.run(t, agentExe, "uninstall", "--config", winPath(cfg))
 	for _, want := range []string{"stop service corrosion-agent (game servers keep running)",
