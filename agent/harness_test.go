@@ -201,8 +201,7 @@ func (h *harness) cleanup() {
 			Process *struct{ PID int } `json:"process"`
 		}
 		if b, err := os.ReadFile(m); err == nil && json.Unmarshal(b, &p) == nil && p.Process != nil {
-			_ = syscall.Kill(-p.Process.PID, syscall.SIGKILL)
-			_ = syscall.Kill(p.Process.PID, syscall.SIGKILL)
+			killLeftover(p.Process.PID)
 		}
 	}
 }

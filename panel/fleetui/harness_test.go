@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -168,7 +167,7 @@ func gamePID(t *testing.T, path string) int {
 
 // alive reports whether a process exists and is not a zombie.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if !exists(pid) {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))

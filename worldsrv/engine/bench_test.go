@@ -3,7 +3,6 @@ package engine
 import (
 	"math/rand/v2"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,15 +145,6 @@ func benchTicks(b *testing.B, spread bool) {
 	if st.Players != 2000 {
 		b.Fatalf("%d players left", st.Players)
 	}
-}
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // The shape of worldsrv/bench's measured window (see BenchmarkInfo).
