@@ -194,12 +194,11 @@ func radixSort(keys, tmp []uint32, bits uint) (sorted, scratch []uint32) {
 		lo[k&0xff]++
 		mid[k>>8&0xff]++
 	}
-	offsets(lo[:])
+	offsets2(lo[:], mid[:min(1<<(max(bits, 9)-8), 256)])
 	for _, k := range keys {
 		tmp[lo[k&0xff]] = k
 		lo[k&0xff]++
 	}
-	offsets(mid[:min(1<<(max(bits, 9)-8), 256)])
 	for _, k := range tmp {
 		keys[mid[k>>8&0xff]] = k
 		mid[k>>8&0xff]++
@@ -225,5 +224,20 @@ func offsets(at []int32) {
 	sum := int32(0)
 	for i, c := range at {
 		at[i], sum = sum, sum+c
+	}
+}
+
+// offsets2 is offsets of a and of b, b no longer than a: two running
+// sums side by side, each add waiting on its own sum only.
+func offsets2(a, b []int32) {
+	sa, sb := int32(0), int32(0)
+	a = a[:max(len(a), len(b))]
+	for i, c := range b {
+		d := a[i]
+		a[i], sa = sa, sa+d
+		b[i], sb = sb, sb+c
+	}
+	for i := len(b); i < len(a); i++ {
+		a[i], sa = sa, sa+a[i]
 	}
 }
