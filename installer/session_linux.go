@@ -15,9 +15,9 @@ import (
 // prints. Steps print one line each: the action ("would " first in a dry
 // run), or "ok"/"skip" when there is nothing to do.
 type session struct {
-	o   Options   // immutable after newSession; Root absolute or ""
-	out io.Writer // immutable after newSession
-	acc account   // the service account, once known (ensureUser)
+	steps
+	o   Options // immutable after newSession; Root absolute or ""
+	acc account // the service account, once known (ensureUser)
 }
 
 // errNotRoot: a command that changes the real system was run without root.
@@ -46,7 +46,7 @@ func newSession(o Options, verb string) (*session, error) {
 	if o.Root == "" && !o.DryRun && os.Geteuid() != 0 {
 		return nil, fmt.Errorf("%s %w", verb, errNotRoot)
 	}
-	s := &session{o: o, out: o.Out}
+	s := &session{steps: steps{out: o.Out, dry: o.DryRun}, o: o}
 	if o.Root != "" {
 		s.printf("root %s: every path below lives under it; nothing is started", o.Root)
 	}
@@ -64,25 +64,8 @@ func (s *session) host(p string) string {
 	return filepath.Join(s.o.Root, p)
 }
 
-func (s *session) printf(format string, args ...any) {
-	fmt.Fprintf(s.out, format+"\n", args...)
-}
-
 func (s *session) ok(format string, args ...any)   { s.printf("ok   "+format, args...) }
 func (s *session) skip(format string, args ...any) { s.printf("skip "+format, args...) }
-
-// act prints what and does it (not in a dry run).
-func (s *session) act(what string, do func() error) error {
-	if s.o.DryRun {
-		s.printf("would %s", what)
-		return nil
-	}
-	s.printf("%s", what)
-	if err := do(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
-}
 
 // owner is a file's user and group by name: root or the service account.
 type owner struct{ user, group string }

@@ -22,7 +22,7 @@ import (
 type winSession struct {
 	o      Options   // immutable; Root absolute or ""
 	layout winLayout // immutable
-	out    io.Writer // immutable
+	steps
 	// secure restricts a directory the install creates to Administrators
 	// and SYSTEM; immutable; nil when Root is set (no ACLs in a test root).
 	secure func(path string) error
@@ -49,7 +49,7 @@ func newWinSession(o Options, verb string, l winLayout) (*winSession, error) {
 		}
 		o.Root = abs
 	}
-	s := &winSession{o: o, layout: l, out: o.Out}
+	s := &winSession{steps: steps{out: o.Out, dry: o.DryRun}, o: o, layout: l}
 	if o.Root != "" {
 		s.printf("root %s: every path below lives under it; the service manager is not touched", o.Root)
 	}
@@ -80,21 +80,6 @@ func (s *winSession) host(p string) string {
 	}
 	p = strings.TrimLeft(strings.ReplaceAll(p, `\`, "/"), "/")
 	return filepath.Join(s.o.Root, filepath.FromSlash(p))
-}
-
-func (s *winSession) printf(format string, args ...any) { fmt.Fprintf(s.out, format+"\n", args...) }
-
-// act prints what and does it (not in a dry run).
-func (s *winSession) act(what string, do func() error) error {
-	if s.o.DryRun {
-		s.printf("would %s", what)
-		return nil
-	}
-	s.printf("%s", what)
-	if err := do(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
 }
 
 // dirAccess says who may use a directory the install creates.
