@@ -74,11 +74,56 @@ func New(t testing.TB) *Browser {
 // second browser context ("no browser is open").
 func (b *Browser) Tab(width, height int64) context.Context {
 	b.t.Helper()
+	// Debian's chromium now and then dies while starting on a loaded
+	// machine (crashpad's "chrome failed to start"): a fresh process with a
+	// fresh profile gets startAttempts tries before the test fails.
+	var err error
+	for try := 1; try <= startAttempts; try++ {
+		var ctx context.Context
+		if ctx, err = b.start(width, height); err == nil {
+			return ctx
+		}
+		b.t.Logf("start chromium %s (try %d of %d): %v", b.path, try, startAttempts, err)
+	}
+	b.t.Fatalf("start chromium %s: %v", b.path, err)
+	return nil
+}
+
+// startAttempts is how many times Tab starts chromium before it gives up.
+const startAttempts = 3
+
+// start runs one browser process for Tab. On error everything it started
+// is already stopped and removed.
+func (b *Browser) start(width, height int64) (context.Context, error) {
 	profile, err := os.MkdirTemp("", "browsertest-profile-")
 	if err != nil {
-		b.t.Fatal(err)
+		return nil, err
 	}
-	opts := []chromedp.ExecAllocatorOption{
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), b.options(profile, width, height)...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	stop := func() {
+		cancel()
+		cancelAlloc()
+		// chromium's helper processes may still write to the profile for a
+		// moment after the browser exits: remove it with a bounded retry
+		// instead of t.TempDir's strict cleanup.
+		for i := 0; i < 50 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	chromedp.ListenTarget(ctx, b.listen)
+	// The first Run starts the browser: no deadline on it (a deadline would
+	// bound the browser's life), and a broken install fails here, clearly.
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+		stop()
+		return nil, err
+	}
+	b.t.Cleanup(stop)
+	return ctx, nil
+}
+
+func (b *Browser) options(profile string, width, height int64) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(b.path),
 		chromedp.Headless,
 		chromedp.NoSandbox,
@@ -96,38 +141,22 @@ func (b *Browser) Tab(width, height int64) context.Context {
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	b.t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-		// chromium's helper processes may still write to the profile for a
-		// moment after the browser exits: remove it with a bounded retry
-		// instead of t.TempDir's strict cleanup.
-		for i := 0; i < 50 && os.RemoveAll(profile) != nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-	chromedp.ListenTarget(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			b.addError("exception: " + exceptionText(e.ExceptionDetails))
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, strings.Trim(string(a.Value), `"`))
-				}
-				b.addError("console.error: " + strings.Join(parts, " "))
+}
+
+// listen records a page's JavaScript exceptions and console errors.
+func (b *Browser) listen(ev any) {
+	switch e := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		b.addError("exception: " + exceptionText(e.ExceptionDetails))
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.APITypeError {
+			var parts []string
+			for _, a := range e.Args {
+				parts = append(parts, strings.Trim(string(a.Value), `"`))
 			}
+			b.addError("console.error: " + strings.Join(parts, " "))
 		}
-	})
-	// The first Run starts the browser: no deadline on it (a deadline would
-	// bound the browser's life), and a broken install fails here, clearly.
-	if err := chromedp.Run(ctx, chromedp.EmulateViewport(width, height)); err != nil {
-		b.t.Fatalf("start chromium %s: %v", b.path, err)
 	}
-	return ctx
 }
 
 func (b *Browser) addError(s string) {
