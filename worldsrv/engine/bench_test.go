@@ -235,12 +235,19 @@ func reach(rng *rand.Rand, v uint16, size int) uint16 {
 // and each op is the swarmWindow ticks that follow (the bench's /status
 // window). It reports the info phase's and the whole tick's p50/p99 over
 // the window, and the process's CPU time per tick.
-func BenchmarkInfo(b *testing.B) {
+func BenchmarkInfo(b *testing.B) { benchInfo(b, infoWorkers()) }
+
+// BenchmarkInfoOneWorker is BenchmarkInfo with the info phase on the tick
+// goroutine alone, to weigh its parallel shares.
+func BenchmarkInfoOneWorker(b *testing.B) { benchInfo(b, 1) }
+
+func benchInfo(b *testing.B, workers int) {
 	var st Stats
 	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		s := newSwarmWorld(b)
+		s.e.lists = newTileLists(s.e.cfg.MaxPlayers, workers)
 		s.run(swarmWarmup)
 		b.StartTimer()
 		cpu0 := cpuTime(b)

@@ -18,12 +18,18 @@ const maxInfoWorkers = 8
 // nothing.
 const infoChunk = 64
 
-// infoWorkers is how many workers share the info phase: half the cores
-// (GOMAXPROCS), at least one, at most maxInfoWorkers. The other half is
-// left to the network writers and the sidecar: on two cores, with 2,000
-// walking bots, a second worker cost more CPU (5.9-7.1 ms a tick against
-// 4.8-4.9) and gained no wall time (BenchmarkInfo).
-func infoWorkers() int { return min(max(runtime.GOMAXPROCS(0)/2, 1), maxInfoWorkers) }
+// infoWorkers is how many workers share the info phase: the cores
+// (GOMAXPROCS), at most maxInfoWorkers. The tick has the machine nearly
+// to itself: the network writers are released after it, and they and
+// the clients are done long before the next one. On two cores, with
+// 2,000 walking bots, a second worker halves the phase's wall time at
+// about the same CPU time (in process, BenchmarkInfo against
+// BenchmarkInfoOneWorker: info p50 2.1 against 3.8-5.2 ms, 4.2-5.4 ms
+// CPU a tick against 4.3-5.1; in worldsrv/bench's real run, whole tick
+// p50/p99 4.7/7.7 ms against 7.0/10.5). On a machine kept busy by other
+// work it gains less, and costs little: the caller takes the chunks its
+// helper has not started.
+func infoWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), maxInfoWorkers) }
 
 // phaseInfo sends each player its Position when it moved and its Nearby
 // list when that changed (see tileLists). The phase reads the players and
