@@ -27,7 +27,8 @@
 //	                      15 tiles) when it changed: each occupied tile's list
 //	                      is built once (from the players sorted by tile)
 //	                      and shared by its occupants, each player's entry
-//	                      encoded once
+//	                      encoded once; the lists, then the frames, in
+//	                      parallel shares, one worker a core
 //	outputs               queues each client's frames of this tick as one
 //	                      chunk, waking no writer
 //	cleanup               releases the connections the engine is done with
