@@ -69,10 +69,11 @@ var notes = map[string]string{
 		"within 20 tiles every 3–6 s from the spawn area (a crowd), 50 PMs/s among them; the figures are " +
 		"/status over exactly 100 ticks (60 s) after 17 ticks of warm-up, so p99 is the second-slowest tick. " +
 		"The bots, the sidecar, NATS and PostgreSQL share the two cores with the world, so the wall-clock " +
-		"tick includes the time the world waits for a core; the engine's own CPU cost per tick is " +
-		"worldsrv/engine's `Tick_2000Wander` (cpu-µs/op). Nearly all of it is `info`: each player's Nearby " +
-		"list (up to 255 players within 15 tiles, nearest first) recomputed and re-sent every tick because " +
-		"everyone walks. The baseline is the same world empty (its first 20 ticks).",
+		"tick includes the time the world waits for a core; the engine's own CPU cost per tick in the same " +
+		"shape, in process, is worldsrv/engine's `Info` (cpu-µs/tick; `InfoOneWorker` with the info phase on " +
+		"one core). Most of it is `info`: each player's Nearby list (up to 255 players within 15 tiles, " +
+		"nearest first) recomputed and re-sent every tick because nearly everyone walks; the phase runs on " +
+		"every core. The baseline is the same world empty (its first 20 ticks).",
 	"BenchmarkWorldPM": "20 bots alternating between worlds 10 and 11, each befriending the next (on the other world), " +
 		"20 stamped PMs/s for 10 s, measured from the sender's write to the recipient's read. A PM waits for " +
 		"the sending world's next tick (inputs) and the receiving world's next tick (process_ether_inbound): " +
