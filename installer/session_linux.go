@@ -34,12 +34,9 @@ func newSession(o Options, verb string) (*session, error) {
 		return nil, fmt.Errorf("%s: config path %q is not absolute", verb, o.ConfigPath)
 	}
 	if o.Root != "" {
-		abs, err := filepath.Abs(o.Root)
+		abs, err := absRoot(verb, o.Root)
 		if err != nil {
-			return nil, fmt.Errorf("%s: root %q: %w", verb, o.Root, err)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%s: root %q is not a directory", verb, o.Root)
+			return nil, err
 		}
 		o.Root = abs
 	}

@@ -3,6 +3,8 @@ package installer
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 )
 
 // steps prints an install's steps, a line each, and carries them out
@@ -26,4 +28,16 @@ func (s steps) act(what string, do func() error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// absRoot is Options.Root made absolute, checked to be a directory.
+func absRoot(verb, root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("%s: root %q: %w", verb, root, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s: root %q is not a directory", verb, root)
+	}
+	return abs, nil
 }

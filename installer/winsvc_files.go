@@ -40,12 +40,9 @@ func newWinSession(o Options, verb string, l winLayout) (*winSession, error) {
 		return nil, fmt.Errorf("%s: config path %q is not absolute (want e.g. %s)", verb, o.ConfigPath, l.Config)
 	}
 	if o.Root != "" {
-		abs, err := filepath.Abs(o.Root)
+		abs, err := absRoot(verb, o.Root)
 		if err != nil {
-			return nil, fmt.Errorf("%s: root %q: %w", verb, o.Root, err)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%s: root %q is not a directory", verb, o.Root)
+			return nil, err
 		}
 		o.Root = abs
 	}
