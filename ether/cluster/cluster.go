@@ -170,7 +170,7 @@ func New(cfg Config, log *slog.Logger) (*Member, error) {
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond), nats.PingInterval(5*time.Second),
 		nats.DisconnectErrHandler(m.onDisconnect), nats.ReconnectHandler(m.onReconnect),
-		nats.ConnectHandler(m.onReconnect), nats.ErrorHandler(m.onAsyncError))
+		nats.ConnectHandler(m.onConnect), nats.ErrorHandler(m.onAsyncError))
 	if err != nil {
 		return nil, fmt.Errorf("connect to nats %s: %w", strings.Join(cfg.URLs, ","), err)
 	}
@@ -291,8 +291,18 @@ func (m *Member) onDisconnect(_ *nats.Conn, err error) {
 	m.log.Warn("nats connection lost; serving local players only until it is back", "err", err)
 }
 
-func (m *Member) onReconnect(nc *nats.Conn) {
+// onConnect runs once, for the first connection (at once, or later when
+// no server was up at New). Nothing was lost before it, so it announces
+// nothing: the callback runs asynchronously, and peers whose heartbeats
+// arrived before it would otherwise be reported up twice.
+func (m *Member) onConnect(nc *nats.Conn) {
 	m.log.Info("nats connected", "url", redact.URL(nc.ConnectedUrl())) // nats.go's redaction keeps a token
+}
+
+// onReconnect re-announces every live peer: presence sent while the
+// connection was down was lost.
+func (m *Member) onReconnect(nc *nats.Conn) {
+	m.log.Info("nats reconnected", "url", redact.URL(nc.ConnectedUrl()))
 	m.live.reconnected()
 }
 

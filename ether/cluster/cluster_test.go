@@ -311,6 +311,32 @@ func TestMember_Liveness(t *testing.T) {
 	})
 }
 
+// The first-connect callback runs asynchronously and may come after the
+// first heartbeats: it must not report those peers up a second time (CI
+// once saw "up 11" twice). A reconnect does re-announce them.
+func TestMember_FirstConnectAnnouncesNothing(t *testing.T) {
+	ns := natstest.Start(t)
+	a, ha, _ := start(t, fastConfig(ns.URL(), 10))
+	start(t, fastConfig(ns.URL(), 11))
+	poll.True(t, 5*time.Second, "peer seen", func() bool { return slices.Equal(a.Peers(), []uint8{11}) })
+
+	a.nc.Opts.ConnectedCB(a.nc) // as if nats.go's callback goroutine ran late
+	a.live.emit(99, false)      // a marker: events arrive in order
+	poll.True(t, 5*time.Second, "marker seen", func() bool {
+		_, events, _ := ha.snapshot()
+		return slices.Contains(events, "down 99")
+	})
+	if _, events, _ := ha.snapshot(); !slices.Equal(events, []string{"up 11", "down 99"}) {
+		t.Fatalf("events = %v, want [up 11 down 99]", events)
+	}
+
+	a.nc.Opts.ReconnectedCB(a.nc)
+	poll.True(t, 5*time.Second, "re-announced after a reconnect", func() bool {
+		_, events, _ := ha.snapshot()
+		return slices.Equal(events, []string{"up 11", "down 99", "up 11"})
+	})
+}
+
 func TestMember_ClustersShareAServerWithoutMixing(t *testing.T) {
 	ns := natstest.Start(t)
 	cfgA := fastConfig(ns.URL(), 10)
