@@ -24,8 +24,22 @@ var fakeTools = []string{"systemctl", "install"}
 type host string
 
 const (
-	systemdHost   host = `mount -t tmpfs corrosion-pkgtest /run && mkdir -p /run/systemd/system && exec sh "$0" "$@"`
+	// Debian: the scripts' service actions go through deb-systemd-invoke,
+	// which runs the (recording) systemctl found on PATH. DPKG_ROOT points
+	// it at a root without policy-rc.d: container images such as this
+	// machine's may carry one that forbids everything (policyHost).
+	systemdHost host = `mount -t tmpfs corrosion-pkgtest /run && mkdir -p /run/systemd/system /run/root &&
+		DPKG_ROOT=/run/root exec sh "$0" "$@"`
 	containerHost host = `mount -t tmpfs corrosion-pkgtest /run && exec sh "$0" "$@"` // no systemd as PID 1
+	// An RPM system: no deb-systemd-invoke (hidden behind a file that is
+	// not executable), so the scripts call systemctl themselves.
+	rpmHost host = `mount -t tmpfs corrosion-pkgtest /run && mkdir -p /run/systemd/system && touch /run/noexec &&
+		{ [ ! -e /usr/bin/deb-systemd-invoke ] || mount --bind /run/noexec /usr/bin/deb-systemd-invoke; } && exec sh "$0" "$@"`
+	// Debian with a policy-rc.d that forbids every service action, as in a
+	// chroot or an image build; deb-systemd-invoke honours it.
+	policyHost host = `mount -t tmpfs corrosion-pkgtest /run && mkdir -p /run/systemd/system /run/root/usr/sbin &&
+		printf '#!/bin/sh\nexit 101\n' >/run/root/usr/sbin/policy-rc.d && chmod +x /run/root/usr/sbin/policy-rc.d &&
+		DPKG_ROOT=/run/root exec sh "$0" "$@"`
 )
 
 // scriptsOf returns a package's maintainer scripts as its nfpm config names
@@ -123,13 +137,19 @@ func TestMaintainerScripts_Services(t *testing.T) {
 	for _, pkg := range []string{"agent", "panel", "world"} {
 		scripts[pkg] = scriptsOf(t, root, pkg)
 	}
-	for _, c := range cases {
-		t.Run(c.pkg+"/"+c.hook+"/"+strings.Join(c.args, "_"), func(t *testing.T) {
-			script := filepath.Join(root, scripts[c.pkg][c.hook])
-			if got := runScript(t, systemdHost, script, c.args...); !slices.Equal(got, c.want) {
-				t.Errorf("%s %q ran\n  %q\nwant\n  %q", filepath.Base(script), c.args, got, c.want)
-			}
-		})
+	needDebInvoke(t)
+	for _, h := range []struct {
+		name string
+		host host
+	}{{"debian", systemdHost}, {"rpm", rpmHost}} {
+		for _, c := range cases {
+			t.Run(h.name+"/"+c.pkg+"/"+c.hook+"/"+strings.Join(c.args, "_"), func(t *testing.T) {
+				script := filepath.Join(root, scripts[c.pkg][c.hook])
+				if got := runScript(t, h.host, script, c.args...); !slices.Equal(got, c.want) {
+					t.Errorf("%s %q ran\n  %q\nwant\n  %q", filepath.Base(script), c.args, got, c.want)
+				}
+			})
+		}
 	}
 }
 
@@ -148,5 +168,38 @@ func TestMaintainerScripts_WithoutSystemd(t *testing.T) {
 	want := []string{"systemctl --no-reload disable corrosion-agent.service"}
 	if got := runScript(t, containerHost, filepath.Join(root, s["preremove"]), "remove"); !slices.Equal(got, want) {
 		t.Errorf("preremove remove ran %q without systemd, want %q", got, want)
+	}
+}
+
+// needDebInvoke fails in CI and skips elsewhere when this machine has no
+// deb-systemd-invoke (Debian's init-system-helpers, which is Essential).
+func needDebInvoke(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("deb-systemd-invoke"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("deb-systemd-invoke: %v (Debian's init-system-helpers)", err)
+		}
+		t.Skip("no deb-systemd-invoke on this machine")
+	}
+}
+
+// TestMaintainerScripts_PolicyRcD: on Debian, a policy-rc.d that forbids
+// service actions (a chroot, an image build) stops the scripts' restart and
+// stop; the daemon-reload and the offline disable still run.
+func TestMaintainerScripts_PolicyRcD(t *testing.T) {
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	needDebInvoke(t)
+	for _, pkg := range []string{"agent", "panel"} {
+		s := scriptsOf(t, root, pkg)
+		if got, want := runScript(t, policyHost, filepath.Join(root, s["postinstall"]), "configure", "0.1.0~dev-1"), []string{"systemctl daemon-reload"}; !slices.Equal(got, want) {
+			t.Errorf("%s postinstall on upgrade ran %q under a forbidding policy-rc.d, want %q", pkg, got, want)
+		}
+		want := []string{"systemctl --no-reload disable corrosion-" + pkg + ".service"}
+		if got := runScript(t, policyHost, filepath.Join(root, s["preremove"]), "remove"); !slices.Equal(got, want) {
+			t.Errorf("%s preremove ran %q under a forbidding policy-rc.d, want %q", pkg, got, want)
+		}
 	}
 }

@@ -16,20 +16,25 @@ esac
 [ -d /var/lib/corrosion-agent ] || install -d -m 0750 -o corrosion -g corrosion /var/lib/corrosion-agent
 [ -d /srv/corrosion ] || install -d -m 0750 -o corrosion -g corrosion /srv/corrosion
 
+# Debian and Ubuntu: deb-systemd-invoke, which honours policy-rc.d (chroots
+# and image builds forbid service actions with it). RPM systems: systemctl.
+invoke=systemctl
+command -v deb-systemd-invoke >/dev/null 2>&1 && invoke=deb-systemd-invoke
+
 if [ -d /run/systemd/system ]; then
 	systemctl daemon-reload || true
 	# KillMode=process: the restart replaces only the agent; the game
 	# servers keep running and the new agent adopts them.
-	[ -z "$upgrade" ] || systemctl try-restart corrosion-agent.service || true
+	[ -z "$upgrade" ] || $invoke try-restart corrosion-agent.service || true
 fi
 
 if [ ! -e /etc/corrosion/agent.toml ]; then
 	cat <<'MSG'
 corrosion-agent is installed but not enabled. Next:
-    install -m 0640 -o root -g corrosion /usr/share/doc/corrosion-agent/examples/agent.toml /etc/corrosion/agent.toml
-    editor /etc/corrosion/agent.toml        # license_id, nats_url, your game servers
-    corrosion-agent validate --config /etc/corrosion/agent.toml
-    systemctl enable --now corrosion-agent
+  1. install -m 0640 -o root -g corrosion /usr/share/doc/corrosion-agent/examples/agent.toml /etc/corrosion/agent.toml
+  2. editor /etc/corrosion/agent.toml        # license_id, nats_url, your game servers
+  3. corrosion-agent validate --config /etc/corrosion/agent.toml
+  4. systemctl enable --now corrosion-agent
 MSG
 fi
 exit 0

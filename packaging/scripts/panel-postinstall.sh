@@ -14,18 +14,23 @@ esac
 
 [ -d /etc/corrosion ] || install -d -m 0755 -o root -g root /etc/corrosion
 
+# Debian and Ubuntu: deb-systemd-invoke, which honours policy-rc.d (chroots
+# and image builds forbid service actions with it). RPM systems: systemctl.
+invoke=systemctl
+command -v deb-systemd-invoke >/dev/null 2>&1 && invoke=deb-systemd-invoke
+
 if [ -d /run/systemd/system ]; then
 	systemctl daemon-reload || true
-	[ -z "$upgrade" ] || systemctl try-restart corrosion-panel.service || true
+	[ -z "$upgrade" ] || $invoke try-restart corrosion-panel.service || true
 fi
 
 if [ ! -e /etc/corrosion/panel.env ]; then
 	cat <<'MSG'
 corrosion-panel is installed but not enabled. Next:
-    install -m 0640 -o root -g corrosion-panel /usr/share/doc/corrosion-panel/examples/panel.env /etc/corrosion/panel.env
-    editor /etc/corrosion/panel.env         # DATABASE_URL, NATS_URL, ...
-    set -a; . /etc/corrosion/panel.env; set +a; corrosion-panel migrate
-    systemctl enable --now corrosion-panel
+  1. install -m 0640 -o root -g corrosion-panel /usr/share/doc/corrosion-panel/examples/panel.env /etc/corrosion/panel.env
+  2. editor /etc/corrosion/panel.env         # DATABASE_URL, NATS_URL, ...
+  3. set -a; . /etc/corrosion/panel.env; set +a; corrosion-panel migrate
+  4. systemctl enable --now corrosion-panel
 MSG
 fi
 exit 0

@@ -19,9 +19,9 @@ fi
 if [ ! -e /etc/corrosion/world.env ]; then
 	cat <<'MSG'
 corrosion-world is installed; no world is enabled. Next:
-    install -m 0640 -o root -g corrosion-world /usr/share/doc/corrosion-world/examples/world.env /etc/corrosion/world.env
-    editor /etc/corrosion/world.env         # RS_DB_*, RS_CLUSTER_HOSTS, WORLD_ARGS
-    systemctl enable --now corrosion-world@10     # node 10 = world 1
+  1. install -m 0640 -o root -g corrosion-world /usr/share/doc/corrosion-world/examples/world.env /etc/corrosion/world.env
+  2. editor /etc/corrosion/world.env         # RS_DB_*, RS_CLUSTER_HOSTS, WORLD_ARGS
+  3. systemctl enable --now corrosion-world@10     # node 10 = world 1
 MSG
 else
 	echo "corrosion-world: running worlds keep the old version until restarted (systemctl restart corrosion-world@N)."
