@@ -10,7 +10,8 @@
 #     dpkg --purge deletes config and state but never the game data;
 #   - corrosion-panel and corrosion-world: install, user and units, remove,
 #     purge;
-#   - with rpm installed: rpm -qip / -qlp / --scripts of every rpm.
+#   - with rpm installed: rpm -qip / -qlp / --scripts of every rpm, and each
+#     installed by rpm into a scratch root, verified (rpm -V), run, erased.
 # It refuses to run where a corrosion package, user or directory already
 # exists, and leaves the machine as it found it (trap on exit).
 # `make package-check` runs it.
@@ -249,7 +250,28 @@ check_rpms() {
 		done
 		rpm -qp --qf '%{DESCRIPTION}' "$f" | grep -q ', commit [0-9a-f]\{7,\}, built ' || fail "$f: no commit in its description"
 		rpm -qp --scripts "$f" | grep -q 'useradd --system' || fail "$f: its %pre creates no user"
+		check_rpm_install "$f" "$pkg"
 	done
+}
+
+# check_rpm_install has rpm itself install the package into a scratch root
+# (without its scripts: they need an RPM system's useradd and systemd, and
+# pkgtest runs them), verify every file against the package's header
+# (digest, mode, size), run the binary it ships, and erase it again.
+check_rpm_install() {
+	local f=$1 pkg=$2 root bin out
+	root=$WORK/rpmroot-$pkg
+	step "rpm -i into a scratch root: $f"
+	mkdir -p "$root"
+	rpm --root "$root" --initdb
+	rpm --root "$root" -i --nodeps --noscripts "$f" 2>&1 | grep -v '^rpm: ' || true
+	rpm --root "$root" -q "$pkg" >/dev/null || fail "$f: rpm -i did not install $pkg"
+	out=$(rpm --root "$root" -V --nodeps "$pkg") || fail "$f: rpm -V after install: $out"
+	bin=$(rpm --root "$root" -ql "$pkg" | grep -m1 '^/usr/bin/')
+	"$root$bin" --version | grep -q "$(rpm -qp --qf '%{VERSION}' "$f" | tr '~' '-')" ||
+		fail "$f: $bin --version does not name the package's version"
+	rpm --root "$root" -e --noscripts "$pkg" 2>&1 | grep -v '^rpm: ' || true
+	[ -z "$(find "$root/usr" -type f 2>/dev/null)" ] || fail "$f: rpm -e left files behind"
 }
 
 main() {
