@@ -1,0 +1,80 @@
+package systemdtest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBoot_RunsSystemdAndLeavesNothingBehind boots a machine, runs commands
+// in it, writes into it without touching the host, and checks that the
+// teardown leaves no process, mount or directory behind.
+func TestBoot_RunsSystemdAndLeavesNothingBehind(t *testing.T) {
+	var dir string
+	var nspawnPID, initPID int
+	ok := t.Run("boot", func(t *testing.T) {
+		m := Boot(t)
+		dir, nspawnPID, initPID = m.dir, m.nspawn.Process.Pid, m.pid
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if got := m.MustRun(ctx, "cat", "/proc/1/comm"); got != "systemd" {
+			t.Errorf("PID 1 in the container is %q, want systemd", got)
+		}
+		if got := m.MustRun(ctx, "systemctl", "is-system-running"); got != "running" && got != "degraded" {
+			t.Errorf("is-system-running = %q", got)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const inside = "/opt/systemdtest-probe/bin"
+		m.CopyIn(self, inside, 0o750)
+		if got := m.MustRun(ctx, "stat", "--format=%a %U", inside); got != "750 root" {
+			t.Errorf("copied file: %q, want 750 root", got)
+		}
+		m.MustRun(ctx, "touch", "/etc/systemdtest-written-inside")
+		if _, err := os.Stat(filepath.Join(m.Root(), "etc/systemdtest-written-inside")); err != nil {
+			t.Errorf("a file written inside is not under Root(): %v", err)
+		}
+		for _, p := range []string{"/etc/systemdtest-written-inside", "/opt/systemdtest-probe"} {
+			if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the host's %s: %v, want it absent (the overlay takes every write)", p, err)
+			}
+		}
+		if _, err := m.Run(ctx, "false"); err == nil {
+			t.Error("Run of a failing command returned no error")
+		}
+	})
+	if !ok || dir == "" {
+		return // skipped, or failed: its log says why
+	}
+	for _, pid := range []int{nspawnPID, initPID} {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("pid %d is still there after the teardown (kill 0: %v)", pid, err)
+		}
+	}
+	if mountedBelow(dir) {
+		t.Errorf("%s is still mounted", dir)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is left behind: %v", dir, err)
+	}
+}
+
+func TestUnescapeMountinfo(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`/tmp/plain`, `/tmp/plain`},
+		{`/tmp/a\040b`, `/tmp/a b`},
+		{`/tmp/tab\011`, "/tmp/tab\t"},
+		{`/tmp/short\04`, `/tmp/short\04`},
+		{`/tmp/notoctal\9xy`, `/tmp/notoctal\9xy`},
+	} {
+		if got := unescapeMountinfo(c.in); got != c.want {
+			t.Errorf("unescapeMountinfo(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
