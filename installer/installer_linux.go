@@ -99,23 +99,19 @@ func (s *session) installBinary() (bool, error) {
 // Root only the unit is enabled, offline.
 func (s *session) activate(ctx context.Context, changed bool) error {
 	if s.o.Root == "" && !systemdRunning() {
-		if problems := s.configProblems(); problems != nil {
-			s.notEnabled(problems)
+		if why, problems := s.blockers(ctx); problems != nil {
+			s.notEnabled(why, problems)
 		}
 		s.skip("systemctl: systemd is not running on this host (no /run/systemd/system); start `%s run --config %s` as user %s yourself",
 			BinaryPath, s.o.ConfigPath, ServiceUser)
 		return nil
 	}
-	if s.o.Root == "" && changed {
-		if err := s.act("systemctl daemon-reload", func() error {
-			_, err := s.systemctl(ctx, "daemon-reload")
-			return err
-		}); err != nil {
-			return err
-		}
+	changed, err := s.reload(ctx, changed)
+	if err != nil {
+		return err
 	}
-	if problems := s.configProblems(); problems != nil {
-		s.notEnabled(problems)
+	if why, problems := s.blockers(ctx); problems != nil {
+		s.notEnabled(why, problems)
 		return nil
 	}
 	st, err := s.queryService(ctx)
@@ -140,14 +136,45 @@ func (s *session) activate(ctx context.Context, changed bool) error {
 	return nil
 }
 
+// blockers is why the service may not be enabled: the config's problems
+// (read as root, with agent.env), else the service user's (on the real
+// system); nil problems when nothing blocks it.
+func (s *session) blockers(ctx context.Context) (why string, problems []string) {
+	if problems := s.configProblems(); problems != nil {
+		return "does not validate yet", problems
+	}
+	return "does not validate as user " + ServiceUser + " (as the service checks it)", s.serviceProblems(ctx)
+}
+
+// reload runs daemon-reload on the real system when the unit or binary
+// changed, or when systemd has not loaded the unit on disk (an install
+// interrupted before its daemon-reload, a unit edited by hand); the latter
+// counts as a change, so a running agent is restarted on the unit on disk.
+func (s *session) reload(ctx context.Context, changed bool) (bool, error) {
+	if s.o.Root != "" {
+		return changed, nil
+	}
+	st, err := s.queryService(ctx)
+	if err != nil {
+		return changed, err
+	}
+	if !changed && !st.stale {
+		return false, nil
+	}
+	return true, s.act("systemctl daemon-reload", func() error {
+		_, err := s.systemctl(ctx, "daemon-reload")
+		return err
+	})
+}
+
 // notEnabled says why the service was not enabled and what to do next.
-func (s *session) notEnabled(problems []string) {
+func (s *session) notEnabled(why string, problems []string) {
 	cfg := s.o.ConfigPath
-	s.skip("enable %s: %s does not validate yet:", ServiceName, cfg)
+	s.skip("enable %s: %s %s:", ServiceName, cfg, why)
 	for _, p := range problems {
 		s.printf("       %s", p)
 	}
-	s.printf("     next: edit %s, check it with `%s validate --config %s`,", cfg, BinaryPath, cfg)
+	s.printf("     next: edit %s, check it with `sudo -u %s %s validate --config %s`,", cfg, ServiceUser, BinaryPath, cfg)
 	s.printf("           then run `sudo %s install` again (or `sudo systemctl enable --now %s`)", BinaryPath, ServiceName)
 }
 
