@@ -456,6 +456,8 @@ func (h liveHost) uninstallKeepsTheGame(gamePID int) {
 	h.run("id", ServiceUser)
 	h.checkGame(gamePID, "after uninstall")
 	mustContain(h.t, "a second uninstall", h.installer(BinaryPath, "uninstall"), "ok   "+UnitPath+" not installed")
+	mustContain(h.t, "service-status after uninstall", h.installer(BinaryPath, "service-status"),
+		"unit:    "+UnitPath+" not installed\n", "service: not-found, inactive (dead), pid 0\n")
 }
 
 // failedStartIsAnError: when systemd cannot start the service (here a
