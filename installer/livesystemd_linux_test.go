@@ -97,19 +97,27 @@ func (h liveHost) procOf(pid int) (user, comm string) {
 // gamePID is the game's PID as the agent recorded it in state.json, 0
 // when none is recorded.
 func (h liveHost) gamePID() int {
+	pid, _ := h.gameRecord()
+	return pid
+}
+
+// gameRecord is the game's PID and start time as the agent recorded them
+// in state.json; 0 when none is recorded.
+func (h liveHost) gameRecord() (pid int, started time.Time) {
 	b, err := os.ReadFile(filepath.Join(h.m.Root(), StateDir, "instances/game1/state.json"))
 	if err != nil {
-		return 0
+		return 0, time.Time{}
 	}
 	var st struct {
 		Process *struct {
 			PID int `json:"pid"`
 		} `json:"process"`
+		StartedAt time.Time `json:"started_at"`
 	}
 	if json.Unmarshal(b, &st) != nil || st.Process == nil {
-		return 0
+		return 0, time.Time{}
 	}
-	return st.Process.PID
+	return st.Process.PID, st.StartedAt
 }
 
 // waitActive waits until the service is active with a main PID other than
@@ -228,6 +236,7 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	h.uninstallKeepsTheGame(gamePID)
 	h.failedStartIsAnError()
 	h.reinstallAdopts(gamePID)
+	h.rebootStartsAgentAndGame()
 }
 
 // firstInstallWithoutConfig: the unit is installed and daemon-reloaded,
@@ -495,5 +504,29 @@ func (h liveHost) reinstallAdopts(gamePID int) {
 	}
 	if u := h.userOf(agentPID); u != ServiceUser {
 		h.t.Errorf("after the reinstall the agent runs as %q", u)
+	}
+}
+
+// rebootStartsAgentAndGame: after a reboot (every process gone, PIDs
+// reused) the enabled service starts at boot, as corrosion, and the agent
+// starts the game afresh instead of adopting whatever now has its old PID.
+func (h liveHost) rebootStartsAgentAndGame() {
+	h.t.Helper()
+	rebooted := time.Now()
+	h.m.Reboot()
+	agentPID := h.waitActive(0)
+	if u := h.userOf(agentPID); u != ServiceUser {
+		h.t.Errorf("after the reboot the agent runs as %q", u)
+	}
+	poll.Until(h.t, liveWait, func() error {
+		pid, started := h.gameRecord()
+		if user, comm := h.procOf(pid); pid == 0 || started.Before(rebooted) || comm != "fakegame" || user != ServiceUser {
+			return fmt.Errorf("after the reboot the recorded game is pid %d started %v (%s as %q), want a fakegame started after %v as %s; journal:\n%s",
+				pid, started, comm, user, rebooted, ServiceUser, h.journal())
+		}
+		return nil
+	})
+	if j := h.journal(); logged(j, `msg="adopted running instance"`) {
+		h.t.Errorf("after the reboot the agent adopted something:\n%s", j)
 	}
 }

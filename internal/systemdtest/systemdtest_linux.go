@@ -38,15 +38,15 @@ var containerEnv = []string{
 }
 
 // Machine is a booted container. Its methods are safe for concurrent use
-// once Boot has returned.
+// once Boot has returned, except Reboot, which nothing may run alongside.
 type Machine struct {
 	t      testing.TB     // immutable after Boot
 	dir    string         // immutable: holds up/, work/ and root/ (the overlay)
-	name   string         // immutable: the machine (and host) name
-	nspawn *exec.Cmd      // immutable after Boot
-	exited chan struct{}  // immutable: closed when systemd-nspawn has exited
-	log    testbin.Output // systemd-nspawn's output; safe for concurrent use
-	pid    int            // immutable after Boot: the container's PID 1 as the host sees it
+	name   string         // immutable: the machine name
+	log    testbin.Output // systemd-nspawn's output, every boot's; safe for concurrent use
+	nspawn *exec.Cmd      // set by start (Boot, Reboot)
+	exited chan struct{}  // set by start: closed when that systemd-nspawn has exited
+	pid    int            // set by start: the container's PID 1 as the host sees it
 }
 
 // Boot starts a container over an overlay of / and waits until its
@@ -57,7 +57,7 @@ type Machine struct {
 func Boot(t testing.TB) *Machine {
 	t.Helper()
 	requireTools(t)
-	m := &Machine{t: t, name: "corrosion-" + randomHex(t), exited: make(chan struct{})}
+	m := &Machine{t: t, name: "corrosion-" + randomHex(t)}
 	dir, err := os.MkdirTemp("", "corrosion-systemdtest-")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +73,21 @@ func Boot(t testing.TB) *Machine {
 	}
 	m.waitBooted()
 	return m
+}
+
+// Reboot powers the machine off and boots it again on the same files, as
+// a host reboots: every process is gone, every file written stays. Nothing
+// may use the machine while it reboots.
+func (m *Machine) Reboot() {
+	m.t.Helper()
+	m.stop()
+	if !m.hasExited() {
+		m.t.Fatalf("systemdtest: %s did not stop; cannot reboot it", m.name)
+	}
+	if err := m.start(); err != nil {
+		m.t.Fatalf("systemdtest: reboot: %v", err)
+	}
+	m.waitBooted()
 }
 
 // Root is the host path of the container's /: a file written below it is
@@ -185,6 +200,7 @@ func (m *Machine) mountOverlay() error {
 // --keep-unit and --register=no: the host has no systemd or D-Bus to
 // register with.
 func (m *Machine) start() error {
+	m.exited, m.pid = make(chan struct{}), 0
 	m.nspawn = exec.Command("systemd-nspawn", "--quiet", "--keep-unit", "--register=no", "--link-journal=no",
 		"--private-network", "--console=pipe", "--boot", "--directory="+m.Root(), "--machine="+m.name)
 	m.nspawn.Stdout, m.nspawn.Stderr = &m.log, &m.log
@@ -195,9 +211,10 @@ func (m *Machine) start() error {
 	if err := m.nspawn.Start(); err != nil {
 		return fmt.Errorf("start systemd-nspawn: %w", err)
 	}
+	cmd, exited := m.nspawn, m.exited
 	go func() {
-		_ = m.nspawn.Wait()
-		close(m.exited)
+		_ = cmd.Wait()
+		close(exited)
 	}()
 	deadline := time.Now().Add(stepTimeout)
 	for {
