@@ -27,11 +27,12 @@ const (
 	liveWait     = 20 * time.Second // bound of every wait on the service or the game
 )
 
-// liveConfig is a config that validates: the container's own nats-server,
-// one generic instance running the fake game under /srv/corrosion.
+// liveConfig is a config that validates: the container's own nats-server
+// (its URL from agent.env: liveEnv), one generic instance running the fake
+// game under /srv/corrosion.
 var liveConfig = fmt.Sprintf(`[agent]
 license_id = "ci"
-nats_url = "nats://127.0.0.1:4222"
+nats_url = "${CORROSION_TEST_NATS}"
 state_dir = %q
 log_level = "debug"
 
@@ -44,6 +45,10 @@ args = ["-stdout-lines", "1"]
 restart = "on-crash"
 autostart = true
 `, StateDir, liveGameRoot, liveGame)
+
+// liveEnv is agent.env: 0600 root:root, read by systemd before it drops
+// to corrosion.
+const liveEnv = "CORROSION_TEST_NATS=nats://127.0.0.1:4222\n"
 
 // liveHost drives the installer and systemd inside a booted container.
 type liveHost struct {
@@ -275,6 +280,7 @@ func (h liveHost) firstInstallWithoutConfig() {
 func (h liveHost) installWithConfigTheServiceCannotRead() {
 	h.t.Helper()
 	h.run("install", "-d", "-m", "0750", "-o", ServiceUser, "-g", ServiceUser, liveGameRoot)
+	h.m.WriteFile(EnvFilePath, []byte(liveEnv), 0o600)
 	h.m.WriteFile(linuxConfig, []byte(liveConfig), 0o600)
 	out, err := h.m.Run(h.ctx, liveAgentV1, "install")
 	h.t.Logf("install with a config only root can read (%v):\n%s", err, out)
@@ -326,6 +332,12 @@ func (h liveHost) installWithConfig() (agentPID, gamePID int) {
 		return nil
 	})
 	h.checkGame(gamePID, "after enable --now")
+	poll.Until(h.t, liveWait, func() error {
+		if j := h.journal(); !logged(j, `msg="nats connected"`, " server=nats://127.0.0.1:4222") {
+			return fmt.Errorf("the agent has not connected to the URL of agent.env:\n%s", j)
+		}
+		return nil
+	})
 	return agentPID, gamePID
 }
 
@@ -433,6 +445,10 @@ func (h liveHost) serviceStatus(agentPID int) {
 		"user:    corrosion (uid ",
 	}
 	mustContain(h.t, "service-status", h.installer(BinaryPath, "service-status"), want...)
+	// agent.env (0600 root:root) is unreadable to others, and the config
+	// takes nats_url from it.
+	want[2] = "config:  " + linuxConfig + ": cannot check it: " + EnvFilePath +
+		" is not readable here (permission denied); run service-status as root\n"
 	asUser := h.run("runuser", "-u", ServiceUser, "--", BinaryPath, "service-status")
 	mustContain(h.t, "service-status as corrosion", asUser, want...)
 }

@@ -68,6 +68,12 @@ func (s *session) configStatus() string {
 	if problems == nil {
 		return cfg + ": valid"
 	}
+	// agent.env is root's (0600): without it a ${VAR} reads as unset, so
+	// a user other than root cannot tell a valid config from a broken one.
+	if _, err := os.ReadFile(s.host(EnvFilePath)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("%s: cannot check it: %s is not readable here (%v); run service-status as root",
+			cfg, EnvFilePath, unwrapPath(err))
+	}
 	return cfg + ": not valid:\n         " + strings.Join(problems, "\n         ")
 }
 
