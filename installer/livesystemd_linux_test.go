@@ -416,6 +416,8 @@ func (h liveHost) restartAdopts(agentPID, gamePID int) int {
 // returns the new agent's PID.
 func (h liveHost) upgradeAdopts(agentPID, gamePID int) int {
 	h.t.Helper()
+	h.dryRunChangesNothing(agentPID, liveAgentV2, "install", "would install "+liveAgentV2+" as "+BinaryPath,
+		"would systemctl daemon-reload", "would systemctl restart corrosion-agent")
 	out := h.installer(liveAgentV2, "install")
 	mustContain(h.t, "the upgrade", out,
 		"install "+liveAgentV2+" as "+BinaryPath+" 0755 root:root",
@@ -453,10 +455,39 @@ func (h liveHost) serviceStatus(agentPID int) {
 	mustContain(h.t, "service-status as corrosion", asUser, want...)
 }
 
+// dryRunChangesNothing: `BIN VERB --dry-run` against the live systemd
+// prints the steps (wants) and leaves the unit, the installed binary and
+// the running agent alone.
+func (h liveHost) dryRunChangesNothing(agentPID int, bin, verb string, wants ...string) {
+	h.t.Helper()
+	files := []string{UnitPath, BinaryPath}
+	before := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(h.m.Root(), f))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		before[f] = b
+	}
+	out := h.run(bin, verb, "--dry-run")
+	mustContain(h.t, verb+" --dry-run", out, append([]string{"dry run: nothing is changed"}, wants...)...)
+	for _, f := range files {
+		if b, err := os.ReadFile(filepath.Join(h.m.Root(), f)); err != nil || string(b) != string(before[f]) {
+			h.t.Errorf("%s --dry-run changed %s (%v)", verb, f, err)
+		}
+	}
+	if pid, _ := strconv.Atoi(h.prop("MainPID")); pid != agentPID || h.systemctlState("is-enabled") != "enabled" {
+		h.t.Errorf("%s --dry-run touched the service: MainPID %d (was %d), %s", verb, pid, agentPID, h.systemctlState("is-enabled"))
+	}
+}
+
 // uninstallKeepsTheGame: uninstall stops, disables and removes the unit
 // and reloads systemd; config, data, user, binary and the game stay.
 func (h liveHost) uninstallKeepsTheGame(gamePID int) {
 	h.t.Helper()
+	agentPID, _ := strconv.Atoi(h.prop("MainPID"))
+	h.dryRunChangesNothing(agentPID, BinaryPath, "uninstall", "would systemctl disable --now corrosion-agent",
+		"would remove "+UnitPath, "would systemctl daemon-reload")
 	out := h.installer(BinaryPath, "uninstall")
 	mustContain(h.t, "uninstall", out,
 		"systemctl disable --now corrosion-agent (stops the agent; game servers keep running)",
