@@ -242,6 +242,7 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	h.failedStartIsAnError()
 	h.reinstallAdopts(gamePID)
 	h.rebootStartsAgentAndGame()
+	h.uninstallAfterUnitRemovedByHand()
 }
 
 // firstInstallWithoutConfig: the unit is installed and daemon-reloaded,
@@ -576,4 +577,27 @@ func (h liveHost) rebootStartsAgentAndGame() {
 	if j := h.journal(); logged(j, `msg="adopted running instance"`) {
 		h.t.Errorf("after the reboot the agent adopted something:\n%s", j)
 	}
+}
+
+// uninstallAfterUnitRemovedByHand: with the unit file deleted by hand,
+// systemd still runs the agent and keeps the enable link; uninstall stops
+// and disables it all the same, and the game keeps running (stopped
+// without its unit, the service would have KillMode=control-group).
+func (h liveHost) uninstallAfterUnitRemovedByHand() {
+	h.t.Helper()
+	gamePID := h.gamePID()
+	h.run("rm", UnitPath)
+	out := h.installer(BinaryPath, "uninstall")
+	mustContain(h.t, "uninstall without a unit file", out,
+		"restore "+UnitPath+" (removed by hand, but systemd still runs or enables corrosion-agent",
+		"\nsystemctl daemon-reload\nsystemctl disable --now corrosion-agent (stops the agent; game servers keep running)",
+		"\nremove "+UnitPath+"\nsystemctl daemon-reload\n")
+	if s := h.systemctlState("is-active"); s == "active" {
+		h.t.Errorf("uninstall left the agent running: is-active = %q", s)
+	}
+	if _, err := os.Lstat(filepath.Join(h.m.Root(), wantsLink)); err == nil {
+		h.t.Errorf("uninstall left %s", wantsLink)
+	}
+	h.checkGame(gamePID, "after the uninstall without a unit file")
+	mustContain(h.t, "a second uninstall", h.installer(BinaryPath, "uninstall"), "ok   "+UnitPath+" not installed")
 }

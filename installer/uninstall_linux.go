@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 // uninstall stops and disables the service and removes its unit; the
@@ -19,6 +20,11 @@ func uninstall(ctx context.Context, o Options) error {
 	present := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("check %s: %w", UnitPath, err)
+	}
+	if !present {
+		if present, err = s.restoreLingering(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.disable(ctx, present); err != nil {
 		return err
@@ -39,6 +45,39 @@ func uninstall(ctx context.Context, o Options) error {
 	s.printf("keep %s, %s, %s, user %s and %s (remove them by hand: docs/installer.md)",
 		ConfigDir, StateDir, GamesDir, ServiceUser, BinaryPath)
 	return nil
+}
+
+// wantsLink is the link `systemctl enable` makes ([Install] WantedBy=).
+const wantsLink = "/etc/systemd/system/multi-user.target.wants/" + ServiceName + ".service"
+
+// restoreLingering puts the unit back when its file is gone (removed by
+// hand) but systemd still runs the service or has it enabled, and reports
+// whether it did. Stopped without its unit, the service has systemd's
+// default KillMode=control-group, which kills every game server; with the
+// unit back, uninstall goes on as usual and stops only the agent.
+func (s *session) restoreLingering(ctx context.Context) (bool, error) {
+	if s.o.Root != "" || !systemdRunning() {
+		return false, nil
+	}
+	st, err := s.queryService(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, linkErr := os.Lstat(wantsLink)
+	stopped := strings.HasPrefix(st.active, "inactive ") || strings.HasPrefix(st.active, "failed ")
+	if linkErr != nil && stopped {
+		return false, nil
+	}
+	unit := SystemdUnit(UnitOptions{Binary: BinaryPath, ConfigPath: s.o.ConfigPath})
+	if err := s.act("restore "+UnitPath+" (removed by hand, but systemd still runs or enables "+ServiceName+
+		"; stopped without it, the game servers would be killed too)",
+		func() error { return s.writeAtomic(UnitPath, []byte(unit), 0o644, rootOwned) }); err != nil {
+		return false, err
+	}
+	return true, s.act("systemctl daemon-reload", func() error {
+		_, err := s.systemctl(ctx, "daemon-reload")
+		return err
+	})
 }
 
 // disable stops (real system) and disables the service when it is
