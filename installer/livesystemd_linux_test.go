@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -221,6 +222,7 @@ func buildAgentVersion(t *testing.T, dir, version string) string {
 // keep the game and adopt it, service-status, and an uninstall that keeps
 // config, data, user and the running game.
 func TestInstall_UnderRealSystemd(t *testing.T) {
+	requireNoInstall(t)
 	m := systemdtest.Boot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -243,6 +245,29 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	h.reinstallAdopts(gamePID)
 	h.rebootStartsAgentAndGame()
 	h.uninstallAfterUnitRemovedByHand()
+}
+
+// requireNoInstall: the container boots over the machine's own root, so
+// an agent installed on the machine would be in it, enabled, from the
+// start. Skip on such a machine (a developer's); CI's must be clean.
+func requireNoInstall(t *testing.T) {
+	t.Helper()
+	var found []string
+	for _, p := range []string{UnitPath, BinaryPath, ConfigDir, StateDir, GamesDir} {
+		if _, err := os.Lstat(p); err == nil {
+			found = append(found, p)
+		}
+	}
+	if _, err := user.Lookup(ServiceUser); err == nil {
+		found = append(found, "user "+ServiceUser)
+	}
+	if len(found) == 0 {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("this machine has an agent install (%s): CI's must not", strings.Join(found, ", "))
+	}
+	t.Skipf("this machine has an agent install (%s), which the container would boot with; CI runs this", strings.Join(found, ", "))
 }
 
 // firstInstallWithoutConfig: the unit is installed and daemon-reloaded,
