@@ -245,6 +245,7 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	h.reinstallAdopts(gamePID)
 	h.rebootStartsAgentAndGame()
 	h.uninstallAfterUnitRemovedByHand()
+	h.installWithoutSystemd()
 }
 
 // requireNoInstall: the container boots over the machine's own root, so
@@ -625,4 +626,27 @@ func (h liveHost) uninstallAfterUnitRemovedByHand() {
 	}
 	h.checkGame(gamePID, "after the uninstall without a unit file")
 	mustContain(h.t, "a second uninstall", h.installer(BinaryPath, "uninstall"), "ok   "+UnitPath+" not installed")
+}
+
+// installWithoutSystemd: on a host not booted with systemd (here: this one
+// with /run/systemd hidden under a tmpfs: no /run/systemd/system, which is
+// how a program tells), install puts the files in place, calls no
+// systemctl and says so.
+func (h liveHost) installWithoutSystemd() {
+	h.t.Helper()
+	out := h.run("unshare", "--mount", "sh", "-c",
+		"mount -t tmpfs none /run/systemd && exec "+BinaryPath+" install")
+	h.t.Logf("install without systemd:\n%s", out)
+	mustContain(h.t, "the install without systemd", out, "write "+UnitPath+" 0644 root:root",
+		"skip systemctl: systemd is not running on this host (no /run/systemd/system); start `"+
+			BinaryPath+" run --config "+linuxConfig+"` as user corrosion yourself")
+	if strings.Contains(out, "\nsystemctl ") || strings.Contains(out, "skip enable") {
+		h.t.Error("the install without systemd ran systemctl, or found the valid config wanting")
+	}
+	if s := h.systemctlState("is-enabled"); s == "enabled" {
+		h.t.Errorf("the install without systemd enabled the service: %s", s)
+	}
+	if s := h.systemctlState("is-active"); s == "active" {
+		h.t.Errorf("the install without systemd started the service: %s", s)
+	}
 }
