@@ -217,20 +217,24 @@ func buildAgentVersion(t *testing.T, dir, version string) string {
 
 // TestInstall_UnderRealSystemd installs the real agent as a service under
 // a real systemd (a booted container) and walks through what
-// docs/installer.md promises: not enabled until the config validates,
-// enable --now once it does, idempotence, a restart and an upgrade that
-// keep the game and adopt it, service-status, and an uninstall that keeps
-// config, data, user and the running game.
+// docs/installer.md promises: not enabled until the config validates (as
+// the service's user), enable --now once it does, idempotence, a restart
+// and an upgrade that keep the game and adopt it, service-status, an
+// uninstall that keeps config, data, user and the running game, a start
+// at boot, and the edge cases found running it (a stale unit, a failed
+// start, a unit deleted by hand, no systemd).
 func TestInstall_UnderRealSystemd(t *testing.T) {
 	requireNoInstall(t)
+	bins := t.TempDir()
+	agentV1, agentV2 := buildAgentVersion(t, bins, "1.0.0-live"), buildAgentVersion(t, bins, "1.0.1-live")
+	game := testbin.Build(t, "./internal/fakegame")
 	m := systemdtest.Boot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h := liveHost{t: t, m: m, ctx: ctx}
-	bins := t.TempDir()
-	m.CopyIn(buildAgentVersion(t, bins, "1.0.0-live"), liveAgentV1, 0o755)
-	m.CopyIn(buildAgentVersion(t, bins, "1.0.1-live"), liveAgentV2, 0o755)
-	m.CopyIn(testbin.Build(t, "./internal/fakegame"), liveGame, 0o755)
+	m.CopyIn(agentV1, liveAgentV1, 0o755)
+	m.CopyIn(agentV2, liveAgentV2, 0o755)
+	m.CopyIn(game, liveGame, 0o755)
 
 	h.firstInstallWithoutConfig()
 	h.installWithConfigTheServiceCannotRead()
