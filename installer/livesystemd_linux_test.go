@@ -224,7 +224,7 @@ func buildAgentVersion(t *testing.T, dir, version string) string {
 // at boot, and the edge cases found running it (a stale unit, a failed
 // start, a unit deleted by hand, no systemd).
 func TestInstall_UnderRealSystemd(t *testing.T) {
-	requireNoInstall(t)
+	requireCleanHost(t)
 	bins := t.TempDir()
 	agentV1, agentV2 := buildAgentVersion(t, bins, "1.0.0-live"), buildAgentVersion(t, bins, "1.0.1-live")
 	game := testbin.Build(t, "./internal/fakegame")
@@ -252,11 +252,11 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	h.installWithoutSystemd()
 }
 
-// requireNoInstall: the container boots over the machine's own root, so
+// requireCleanHost: the container boots over the machine's own root, so
 // an agent installed on the machine would be in it, enabled, from the
 // start, and without the machine's D-Bus no user but root can ask systemd
 // anything. Skip on such a machine (a developer's); CI's must be right.
-func requireNoInstall(t *testing.T) {
+func requireCleanHost(t *testing.T) {
 	t.Helper()
 	var found []string
 	for _, p := range []string{UnitPath, BinaryPath, ConfigDir, StateDir, GamesDir} {
