@@ -174,6 +174,15 @@ func (h liveHost) checkGame(pid int, when string) {
 	}
 }
 
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // logged reports whether one line of the journal j holds all of parts.
 func logged(j string, parts ...string) bool {
 	for _, line := range strings.Split(j, "\n") {
@@ -614,6 +623,12 @@ func (h liveHost) rebootStartsAgentAndGame() {
 		}
 		return nil
 	})
+	// At the poweroff systemd stopped the agent, then sent the game left in
+	// the service's cgroup SIGTERM (not the game's stop command).
+	b, err := os.ReadFile(filepath.Join(h.m.Root(), StateDir, "instances/game1/stdout.log"))
+	if _, after, _ := strings.Cut(string(b), "got terminated, shutting down\n"); err != nil || !strings.Contains(after, "fakegame starting") {
+		h.t.Errorf("the game's stdout.log does not show SIGTERM at the poweroff, then a new start (%v):\n%s", err, tail(string(b), 20))
+	}
 	if j := h.journal(); logged(j, `msg="adopted running instance"`) {
 		h.t.Errorf("after the reboot the agent adopted something:\n%s", j)
 	}
