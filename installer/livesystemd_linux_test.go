@@ -435,6 +435,8 @@ func (h liveHost) staleUnitIsReloaded(agentPID, gamePID int) int {
 	if s := h.prop("NeedDaemonReload"); s != "yes" {
 		h.t.Fatalf("NeedDaemonReload = %s after the unit on disk changed", s)
 	}
+	mustContain(h.t, "service-status with a stale unit", h.run(BinaryPath, "service-status"),
+		fmt.Sprintf("service: enabled, active (running), pid %d; systemd has not loaded the unit on disk (install reloads it)\n", agentPID))
 	out := h.installer(liveAgentV1, "install")
 	mustContain(h.t, "the install over a stale unit", out, "ok   "+UnitPath+" 0644 root:root (unchanged)",
 		"\nsystemctl daemon-reload\n", "\nsystemctl restart corrosion-agent")

@@ -30,6 +30,8 @@ func status(ctx context.Context, o Options) (string, error) {
 		line("service", "unknown: %v", err)
 	case s.o.Root != "":
 		line("service", "%s (not running: --root)", st.enabled)
+	case st.stale:
+		line("service", "%s, %s, pid %s; systemd has not loaded the unit on disk (install reloads it)", st.enabled, st.active, st.pid)
 	default:
 		line("service", "%s, %s, pid %s", st.enabled, st.active, st.pid)
 	}
