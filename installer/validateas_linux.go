@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"maps"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -38,7 +39,7 @@ func (s *session) serviceProblems(ctx context.Context) []string {
 		"LOGNAME=" + ServiceUser, "SHELL=/usr/sbin/nologin"}
 	if b, err := os.ReadFile(EnvFilePath); err == nil {
 		env := parseEnvFile(b)
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			cmd.Env = append(cmd.Env, k+"="+env[k])
 		}
 	}
@@ -58,13 +59,4 @@ func (s *session) serviceProblems(ctx context.Context) []string {
 		}
 	}
 	return problems
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
