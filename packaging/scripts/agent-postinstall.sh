@@ -33,7 +33,7 @@ if [ ! -e /etc/corrosion/agent.toml ]; then
 corrosion-agent is installed but not enabled. Next:
   1. install -m 0640 -o root -g corrosion /usr/share/doc/corrosion-agent/examples/agent.toml /etc/corrosion/agent.toml
   2. editor /etc/corrosion/agent.toml        # license_id, nats_url, your game servers
-  3. corrosion-agent validate --config /etc/corrosion/agent.toml
+  3. runuser -u corrosion -- corrosion-agent validate --config /etc/corrosion/agent.toml
   4. systemctl enable --now corrosion-agent
 MSG
 fi
