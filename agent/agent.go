@@ -119,11 +119,13 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 // Run connects to NATS, adopts or autostarts the instances, serves
 // commands and publishes heartbeats until ctx is cancelled. Then it
 // publishes going_offline, detaches from the game processes (they keep
-// running) and drains the connection.
+// running, unless the cause is ErrHostShutdown) and drains the connection.
 //
 // Start order: metrics listener (a bad metrics_listen fails before
 // anything else happens) → adopt → connect → serve commands.
-// Teardown order: stop serving commands → going_offline (500 ms budget) →
+// Teardown order: stop serving commands → on a host shutdown (ctx
+// cancelled with cause ErrHostShutdown) stop every running game and wait →
+// going_offline (500 ms budget) →
 // close supervisors (save adoption state) → drain NATS → stop the metrics
 // listener (last, deferred: scrapes still see the parts while they stop).
 func (a *Agent) Run(ctx context.Context) error {
@@ -146,15 +148,18 @@ func (a *Agent) Run(ctx context.Context) error {
 		nc.Close()
 		return err
 	}
-	go a.autostart(ctx)
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() { defer wg.Done(); a.autostart(ctx) }()
 	go func() { defer wg.Done(); a.heartbeatLoop(ctx) }()
 	go func() { defer wg.Done(); a.checkpointLoop(ctx) }()
 	<-ctx.Done()
 	wg.Wait()
 	for _, s := range subs {
 		_ = s.Unsubscribe()
+	}
+	if errors.Is(context.Cause(ctx), ErrHostShutdown) {
+		a.stopAllForHostShutdown()
 	}
 	a.goingOffline(nc)
 	for _, inst := range a.instances {

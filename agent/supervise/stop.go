@@ -30,6 +30,26 @@ func (s *Supervisor) Stop() error {
 	return nil
 }
 
+// StopForHostShutdown stops the instance as Stop does, but it is not an
+// operator's stop: the manual-stop flag is left as it was, so autostart
+// starts the instance again at the next boot. The exit is still a stop (no
+// crash restart), and a pending crash restart is cancelled.
+func (s *Supervisor) StopForHostShutdown() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.stoppableLocked(); err != nil {
+		return err
+	}
+	if s.run == nil { // crashed, restart pending: cancel it
+		s.cancelRetryLocked()
+		s.setStateLocked(wire.StateStopped, wire.StateEvent{ExitCode: s.lastExit, Message: "pending restart cancelled: host shutdown"})
+		s.saveLocked()
+		return nil
+	}
+	s.beginStopLocked(ActionStop, false)
+	return nil
+}
+
 // Restart stops the instance gracefully and starts it again; a stopped or
 // crashed instance is simply started.
 func (s *Supervisor) Restart() error {

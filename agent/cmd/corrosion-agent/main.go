@@ -7,6 +7,7 @@
 //	corrosion-agent install [--root DIR] [--dry-run] [--config PATH] [--binary PATH] [--print-unit]
 //	corrosion-agent uninstall [--root DIR] [--dry-run]
 //	corrosion-agent service-status
+//	corrosion-agent shutdown-hook   (the systemd unit's ExecStop)
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/corrosion/corrosion/agent"
@@ -34,6 +36,8 @@ const usage = `usage:
   corrosion-agent install --print-unit     print the systemd unit, change nothing
   corrosion-agent uninstall [--dry-run]    stop and remove the service; keep config and data
   corrosion-agent service-status           is the service installed, enabled, running?
+  corrosion-agent shutdown-hook            used by the systemd unit (ExecStop): on a host
+                                           shutdown, stop the games gracefully first
 `
 
 func main() {
@@ -55,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run", "validate":
 	case "install", "uninstall", "service-status":
 		return runInstaller(args, stdout, stderr)
+	case "shutdown-hook":
+		return shutdownHook(stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -85,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func serve(cfg *config.Config, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.Agent.SlogLevel()}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(logger)
 	defer stop()
 	a, err := agent.New(cfg, logger)
 	if err != nil {
@@ -98,6 +104,38 @@ func serve(cfg *config.Config, stderr io.Writer) int {
 		logger.Error("run", "err", err)
 		return 1
 	}
+	if errors.Is(context.Cause(ctx), agent.ErrHostShutdown) {
+		logger.Info("corrosion-agent stopped for the host shutdown")
+		return 0
+	}
 	logger.Info("corrosion-agent stopped; game processes keep running")
 	return 0
+}
+
+// notifyContext is the root context: SIGINT and SIGTERM cancel it (the
+// games keep running), a host-shutdown signal (SIGUSR2, signal_unix.go)
+// cancels it with cause agent.ErrHostShutdown. The first signal decides; later ones are ignored
+// until stop is called.
+func notifyContext(logger *slog.Logger) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, hostShutdownSignals...)...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			if slices.Contains(hostShutdownSignals, sig) {
+				logger.Info("host shutdown: stopping every game, then exiting", "signal", sig.String())
+				cancel(agent.ErrHostShutdown)
+				return
+			}
+			cancel(context.Canceled)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(context.Canceled)
+		signal.Stop(sigs)
+	}
 }
