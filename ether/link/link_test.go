@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -190,8 +191,11 @@ func TestServer_NewConnectionReplacesTheOld(t *testing.T) {
 	}
 	second.Close()
 	poll.True(t, 5*time.Second, "link down", func() bool { return !s.Up() })
-	_, events := rec.get()
-	if want := []string{"up", "down", "up", "down"}; !slices.Equal(events, want) {
-		t.Fatalf("events = %v, want %v", events, want)
-	}
+	// Up turns false before detach reports WorldDown: wait for the event.
+	poll.Until(t, 5*time.Second, func() error {
+		if _, events := rec.get(); !slices.Equal(events, []string{"up", "down", "up", "down"}) {
+			return fmt.Errorf("events = %v, want [up down up down]", events)
+		}
+		return nil
+	})
 }
