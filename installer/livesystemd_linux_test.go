@@ -42,7 +42,8 @@ id = "game1"
 game = "generic"
 root = %q
 exec = %q
-args = ["-stdout-lines", "1"]
+args = ["-stdout-lines", "1", "-stop-line", "save-and-quit"]
+stop_command = "save-and-quit"
 restart = "on-crash"
 autostart = true
 `, StateDir, liveGameRoot, liveGame)
@@ -609,8 +610,11 @@ func (h liveHost) reinstallAdopts(gamePID int) {
 // rebootStartsAgentAndGame: after a reboot (every process gone, PIDs
 // reused) the enabled service starts at boot, as corrosion, and the agent
 // starts the game afresh instead of adopting whatever now has its old PID.
+// At the poweroff the shutdown hook had the agent stop the game with its
+// stop command.
 func (h liveHost) rebootStartsAgentAndGame() {
 	h.t.Helper()
+	h.persistJournal()
 	rebooted := time.Now()
 	h.m.Reboot()
 	agentPID := h.waitActive(0)
@@ -625,15 +629,32 @@ func (h liveHost) rebootStartsAgentAndGame() {
 		}
 		return nil
 	})
-	// At the poweroff systemd stopped the agent, then sent the game left in
-	// the service's cgroup SIGTERM (not the game's stop command).
+	// At the poweroff the unit's shutdown hook had the agent stop the game
+	// with its stop command (not systemd's SIGTERM), then exit.
 	b, err := os.ReadFile(filepath.Join(h.m.Root(), StateDir, "instances/game1/stdout.log"))
-	if _, after, _ := strings.Cut(string(b), "got terminated, shutting down\n"); err != nil || !strings.Contains(after, "fakegame starting") {
-		h.t.Errorf("the game's stdout.log does not show SIGTERM at the poweroff, then a new start (%v):\n%s", err, tail(string(b), 20))
+	if _, after, _ := strings.Cut(string(b), "stop line received, shutting down\n"); err != nil || !strings.Contains(after, "fakegame starting") {
+		h.t.Errorf("the game's stdout.log does not show its stop command at the poweroff, then a new start (%v):\n%s", err, tail(string(b), 20))
+	}
+	if strings.Contains(string(b), "got terminated") {
+		h.t.Errorf("the game got SIGTERM:\n%s", tail(string(b), 20))
+	}
+	prev, _ := h.m.Run(h.ctx, "journalctl", "--no-pager", "--output=cat", "--boot=-1", "--unit="+ServiceName)
+	if !logged(prev, `msg="host shutdown: 1 games stopped"`) ||
+		!strings.Contains(prev, "shutdown-hook: the agent (pid ") {
+		h.t.Errorf("the journal of the boot before does not show the hook and the agent's host-shutdown line:\n%s", tail(prev, 30))
 	}
 	if j := h.journal(); logged(j, `msg="adopted running instance"`) {
 		h.t.Errorf("after the reboot the agent adopted something:\n%s", j)
 	}
+}
+
+// persistJournal makes the container's journal persistent (Debian keeps
+// it in /run by default), so the boot before a reboot can be read.
+func (h liveHost) persistJournal() {
+	h.t.Helper()
+	h.run("mkdir", "-p", "/var/log/journal")
+	h.run("systemd-tmpfiles", "--create", "--prefix", "/var/log/journal")
+	h.run("journalctl", "--flush")
 }
 
 // uninstallAfterUnitRemovedByHand: with the unit file deleted by hand,

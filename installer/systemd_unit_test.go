@@ -15,6 +15,7 @@ func TestSystemdUnit_Content(t *testing.T) {
 		"\nLimitNOFILE=65536\n", "\nUser=corrosion\n", "\nGroup=corrosion\n",
 		"\nExecStartPre=/opt/c/corrosion-agent validate --config /etc/c/a.toml\n",
 		"\nExecStart=/opt/c/corrosion-agent run --config /etc/c/a.toml\n",
+		"\nExecStop=+/opt/c/corrosion-agent shutdown-hook\n", "\nTimeoutStopSec=120s\n",
 		"\nEnvironmentFile=-/etc/corrosion/agent.env\n",
 		"\nStateDirectory=corrosion-agent\n", "\nWorkingDirectory=/var/lib/corrosion-agent\n",
 		"\nWantedBy=multi-user.target\n",
