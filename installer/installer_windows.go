@@ -118,6 +118,9 @@ func (s *winSession) registerService(ctx context.Context, spec winServiceSpec, b
 	if err := s.ensureRecovery(sv, spec.Recovery); err != nil {
 		return err
 	}
+	if err := s.ensurePreshutdown(sv, spec.Preshutdown); err != nil {
+		return err
+	}
 	if err := s.ensureEventSource(spec.EventSource); err != nil {
 		return err
 	}
@@ -132,6 +135,7 @@ func (s *winSession) registerService(ctx context.Context, spec winServiceSpec, b
 // does not exist yet, in a dry run.
 func (s *winSession) planRest(spec winServiceSpec) {
 	s.printf("would set recovery: %s", spec.Recovery)
+	s.printf("would set preshutdown timeout %v (games stop gracefully when the host shuts down)", spec.Preshutdown)
 	s.printf("would register Event Log source %s", spec.EventSource)
 	if spec.Start == winStartManual {
 		s.printf("skip starting %s (the config does not validate)", spec.Name)

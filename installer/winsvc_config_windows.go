@@ -9,6 +9,7 @@ package installer
 import (
 	"fmt"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -117,4 +118,34 @@ func setDelayed(sv *mgr.Service, delayed bool) error {
 	}
 	return windows.ChangeServiceConfig2(sv.Handle, windows.SERVICE_CONFIG_DELAYED_AUTO_START_INFO,
 		(*byte)(unsafe.Pointer(&info)))
+}
+
+// servicePreshutdownInfo is SERVICE_PRESHUTDOWN_INFO (not in x/sys):
+// the preshutdown timeout in milliseconds.
+type servicePreshutdownInfo struct {
+	PreshutdownTimeout uint32
+}
+
+// ensurePreshutdown sets the service's preshutdown timeout to d, where
+// the service manager knows the setting (a manager that does not gets a
+// warning: the games then have Windows' default time to stop).
+func (s *winSession) ensurePreshutdown(sv *mgr.Service, d time.Duration) error {
+	want := uint32(d / time.Millisecond)
+	if b, err := queryConfig2(sv, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO); err == nil &&
+		(*servicePreshutdownInfo)(unsafe.Pointer(&b[0])).PreshutdownTimeout == want {
+		s.printf("ok   preshutdown timeout %v (games stop gracefully when the host shuts down)", d)
+		return nil
+	}
+	err := s.act(fmt.Sprintf("set preshutdown timeout %v (games stop gracefully when the host shuts down)", d),
+		func() error {
+			info := servicePreshutdownInfo{PreshutdownTimeout: want}
+			return windows.ChangeServiceConfig2(sv.Handle, windows.SERVICE_CONFIG_PRESHUTDOWN_INFO,
+				(*byte)(unsafe.Pointer(&info)))
+		})
+	if unsupported(err) {
+		s.printf("warn the preshutdown timeout is not supported by this system (%v): the games get Windows' default time to stop at a shutdown",
+			unwrapAll(err))
+		return nil
+	}
+	return err
 }

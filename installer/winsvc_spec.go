@@ -94,6 +94,10 @@ type winServiceSpec struct {
 	Start       winStartType
 	Recovery    winRecovery
 	EventSource string
+	// Preshutdown is how long the service manager waits for the agent
+	// after the preshutdown notification (the host is going down), while
+	// it stops every game gracefully; Windows' default is far shorter.
+	Preshutdown time.Duration
 }
 
 // CommandLine is the service's binary path and arguments as the service
@@ -113,8 +117,13 @@ func windowsServiceSpec(binary, configPath string, start winStartType) winServic
 			ResetAfter: 24 * time.Hour,
 		},
 		EventSource: windowsEventSource,
+		Preshutdown: windowsPreshutdown,
 	}
 }
+
+// windowsPreshutdown: as the systemd unit's TimeoutStopSec; enough for
+// the default stop_timeout_seconds (30).
+const windowsPreshutdown = 120 * time.Second
 
 // composeCommandLine joins args into one command line that Windows'
 // CommandLineToArgvW (and Go's os.Args) splits back into args, exactly as

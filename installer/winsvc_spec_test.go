@@ -22,6 +22,9 @@ func TestWindowsServiceSpec(t *testing.T) {
 	if got := spec.Recovery.String(); got != "restart after 5s, 10s, 30s; failure count reset after 24h0m0s" {
 		t.Fatalf("recovery %q", got)
 	}
+	if spec.Preshutdown != 2*time.Minute {
+		t.Fatalf("preshutdown timeout %v, want 2m (the unit's TimeoutStopSec)", spec.Preshutdown)
+	}
 	if spec.Start.String() != "automatic (delayed start)" ||
 		windowsServiceSpec("a", "b", winStartManual).Start.String() != "manual (the config does not validate yet)" {
 		t.Fatalf("start types: %s", spec.Start)

@@ -83,7 +83,8 @@ type agentService struct {
 
 // Execute loads the config, runs the agent until the service manager
 // asks it to stop (or the agent ends by itself) and reports each state.
-// Stopping the agent leaves its game servers running.
+// Stopping the agent leaves its game servers running; a preshutdown
+// notification (the host is going down) stops them gracefully first.
 func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, changes chan<- svc.Status) (bool, uint32) {
 	changes <- svc.Status{State: svc.StartPending}
 	elog, err := eventlog.Open(installer.WindowsServiceName)
@@ -102,13 +103,13 @@ func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, change
 		logger.Error("start", "err", err)
 		return true, exitFailed
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	logger.Info("corrosion-agent service starting", "version", buildinfo.Get().String(),
 		"license", cfg.Agent.LicenseID, "instances", len(cfg.Instances))
-	changes <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop | svc.AcceptShutdown}
+	changes <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop | svc.AcceptShutdown | svc.AcceptPreShutdown}
 	for {
 		select {
 		case err := <-done:
@@ -118,8 +119,14 @@ func (h *agentService) Execute(_ []string, reqs <-chan svc.ChangeRequest, change
 			case svc.Interrogate:
 				changes <- c.CurrentStatus
 			case svc.Stop, svc.Shutdown:
-				cancel()
-				return stopAgent(logger, done, changes)
+				cancel(context.Canceled)
+				return stopAgent(logger, done, changes, "corrosion-agent stopped; game processes keep running")
+			case svc.PreShutdown:
+				// The host is going down: stop every game gracefully first
+				// (the installer raises the preshutdown timeout to cover it).
+				logger.Info("host shutdown: stopping every game, then exiting")
+				cancel(agent.ErrHostShutdown)
+				return stopAgent(logger, done, changes, "corrosion-agent stopped for the host shutdown")
 			}
 		}
 	}
@@ -158,7 +165,7 @@ func ranOut(logger *slog.Logger, err error) (bool, uint32) {
 
 // stopAgent waits for the cancelled agent, reporting progress to the
 // service manager, for at most stopBudget.
-func stopAgent(logger *slog.Logger, done <-chan error, changes chan<- svc.Status) (bool, uint32) {
+func stopAgent(logger *slog.Logger, done <-chan error, changes chan<- svc.Status, stopped string) (bool, uint32) {
 	st := svc.Status{State: svc.StopPending, WaitHint: uint32(stopWaitHint / time.Millisecond)}
 	changes <- st
 	tick := time.NewTicker(stopTick)
@@ -170,7 +177,7 @@ func stopAgent(logger *slog.Logger, done <-chan error, changes chan<- svc.Status
 			if err != nil && !errors.Is(err, context.Canceled) {
 				logger.Error("run", "err", err)
 			}
-			logger.Info("corrosion-agent stopped; game processes keep running")
+			logger.Info(stopped)
 			return false, 0
 		case <-tick.C:
 			st.CheckPoint++
