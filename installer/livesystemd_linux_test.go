@@ -245,6 +245,9 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	m.CopyIn(agentV1, liveAgentV1, 0o755)
 	m.CopyIn(agentV2, liveAgentV2, 0o755)
 	m.CopyIn(game, liveGame, 0o755)
+	// The agent's NATS: Debian's nats-server (127.0.0.1:4222) in the
+	// container. Its package enables it; start it in case a machine did not.
+	h.run("systemctl", "start", "nats-server.service")
 
 	h.firstInstallWithoutConfig()
 	h.installWithConfigTheServiceCannotRead()
