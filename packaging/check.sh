@@ -11,7 +11,9 @@
 #   - corrosion-panel and corrosion-world: install, user and units, remove,
 #     purge;
 #   - with rpm installed: rpm -qip / -qlp / --scripts of every rpm, and each
-#     installed by rpm into a scratch root, verified (rpm -V), run, erased.
+#     installed by rpm into a scratch root, verified (rpm -V), run, erased;
+#   - then packaging/check-live.sh: the agent's deb installed, upgraded and
+#     removed under a real systemd booted in a container.
 # It refuses to run where a corrosion package, user or directory already
 # exists, and leaves the machine as it found it (trap on exit).
 # `make package-check` runs it.
@@ -289,6 +291,7 @@ main() {
 	for d in "${DIRS[@]}"; do
 		expect_absent "$d"
 	done
+	packaging/check-live.sh
 	step "ok"
 }
 
