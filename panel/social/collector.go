@@ -140,10 +140,17 @@ func (c *Collector) observeHealth(subject string, data []byte, now time.Time) er
 }
 
 // update folds a new snapshot into the node's state: interval, rates from
-// counter deltas (none across a restart), and world-link transitions.
+// counter deltas (none across a restart), and world-link transitions. A
+// snapshot of a process that has sent its clean-stop beacon is ignored.
 func (st *nodeState) update(s Snapshot, now time.Time) {
 	prev, hadPrev := st.snap, !st.received.IsZero()
 	sameProcess := hadPrev && prev.Instance == s.Instance
+	if sameProcess && !st.stoppedAt.IsZero() {
+		// The stopped process's last snapshot, handled after its beacon
+		// (ether publishes both as it stops, and they come through separate
+		// subscriptions): it does not bring the node back. A new process does.
+		return
+	}
 	gap := s.Time.Sub(prev.Time)
 	if sameProcess && gap > 0 {
 		// The node's own clock spaces its snapshots by its interval; a

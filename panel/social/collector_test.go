@@ -105,6 +105,28 @@ func TestCollector_DownBeaconOnlyForTheCurrentProcess(t *testing.T) {
 	}
 }
 
+// A leaving process's last snapshot can be processed after its clean-stop
+// beacon (ether publishes them concurrently, and they arrive on separate
+// subscriptions): it must not bring the node back up. A new process does.
+func TestCollector_SnapshotAfterTheBeaconKeepsTheNodeStopped(t *testing.T) {
+	c := NewCollector(nil)
+	t0 := time.Now()
+	observe(t, c, snap(10, t0), t0)
+	if err := c.Observe("c.node.10.down", []byte(`{"node":10,"instance":"proc10","leaving":true}`), t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	observe(t, c, snap(10, t0.Add(time.Second)), t0.Add(1100*time.Millisecond))
+	if n := nodeAt(t, c, 10, t0.Add(2*time.Second)); !n.Down || !n.Stopped || !n.DownSince.Equal(t0.Add(time.Second)) {
+		t.Fatalf("a late snapshot of the stopped process: %+v", n)
+	}
+	restarted := snap(10, t0.Add(3*time.Second))
+	restarted.Instance = "proc10-b"
+	observe(t, c, restarted, t0.Add(3*time.Second))
+	if n := nodeAt(t, c, 10, t0.Add(3*time.Second)); n.Down || n.Stopped {
+		t.Fatalf("after a restart: %+v", n)
+	}
+}
+
 func TestCollector_BoundedAndForgets(t *testing.T) {
 	c := NewCollector(nil)
 	t0 := time.Now()
