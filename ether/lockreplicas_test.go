@@ -2,6 +2,7 @@ package ether_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -65,29 +66,37 @@ func TestLoginLock_SurvivesTheLossOfTheServerLeadingItsBucket(t *testing.T) {
 	if info.Config.Replicas != 3 || info.Cluster == nil || info.Cluster.Leader == "" {
 		t.Fatalf("bucket stream: replicas %d, cluster %+v", info.Config.Replicas, info.Cluster)
 	}
-	killed := false
+	var survivor *natstest.Server
 	for _, s := range servers {
 		if s.Name() == info.Cluster.Leader {
 			t.Logf("killing %s, the leader of the login lock's stream", s.Name())
 			s.Shutdown()
-			killed = true
+		} else {
+			survivor = s
 		}
 	}
-	if !killed {
+	if survivor == nil || len(servers) == 1 {
 		t.Fatalf("no server named %q", info.Cluster.Leader)
 	}
+	kv := loginBucket(t, survivor)
 
-	const p = 2
+	p := uint64(1)
 	killedAt := time.Now()
 	poll.Until(t, 30*time.Second, func() error {
 		// While the node's own connection (if it was to the killed server)
-		// is down, checks use the node-local lock: not what is tested here.
+		// is down, checks use a node-local lock: not what is tested here.
+		// So each try is a new player, and it counts only when the lock
+		// taken is in the cluster-wide bucket.
 		if h := n.node.Health(); !h.NATSConnected {
 			return notYet("node not connected to NATS")
 		}
+		p++
 		w.send(proto.LoginCheck{User37: p})
 		if m := w.next(); m != allowed(p) {
 			return notYet("login check of %d: %#v (lock %q)", p, m, n.node.Health().LoginLock)
+		}
+		if _, err := kv.Get(context.Background(), "u"+strconv.FormatUint(p, 10)); err != nil {
+			return notYet("login check of %d allowed, but not with the cluster-wide lock: %v", p, err)
 		}
 		return nil
 	})
@@ -98,4 +107,19 @@ func TestLoginLock_SurvivesTheLossOfTheServerLeadingItsBucket(t *testing.T) {
 	if h := n.node.Health(); !h.NATSConnected || h.LoginLock != "ok" {
 		t.Fatalf("after the kill: nats connected %v, login lock %q", h.NATSConnected, h.LoginLock)
 	}
+}
+
+// loginBucket opens the login lock's bucket through server s.
+func loginBucket(t *testing.T, s *natstest.Server) jetstream.KeyValue {
+	t.Helper()
+	js, err := jetstream.New(s.Connect(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kv jetstream.KeyValue
+	poll.Until(t, 30*time.Second, func() error {
+		kv, err = js.KeyValue(context.Background(), "t_login")
+		return err
+	})
+	return kv
 }

@@ -225,3 +225,37 @@ func target(m proto.Message) uint64 {
 	}
 	return 0
 }
+
+// A login allowed during a NATS outage holds a node-local lock; when NATS
+// is back before that lock expires (the world has not sent PlayerLogin
+// yet), a second check of the same player is still denied. Before the fix
+// the connected path asked only the cluster-wide bucket, which had never
+// heard of the player, and allowed a second login.
+func TestNATSOutage_LocalLoginLockHoldsAfterNATSReturns(t *testing.T) {
+	c := newTestCluster(t, "")
+	n10 := c.start(10, func(cfg *ether.Config) { cfg.LeaseTTL = 30 * time.Second })
+	w10 := connectWorld(t, n10)
+	const p = 81
+	c.nats.Shutdown()
+	poll.True(t, wait, "node 10 sees NATS down", func() bool { return !n10.node.Health().NATSConnected })
+	w10.send(proto.LoginCheck{User37: p})
+	w10.expect(allowed(p))
+
+	c.nats.Restart()
+	poll.True(t, wait, "node 10 back on NATS", func() bool { return n10.node.Health().NATSConnected })
+	w10.send(proto.LoginCheck{User37: p})
+	w10.expect(denied(p))
+	// Another player takes the cluster-wide lock as usual, once the
+	// restarted server's JetStream serves the bucket again (a check that
+	// cannot take the lock is denied and takes nothing).
+	poll.Until(t, wait, func() error {
+		w10.send(proto.LoginCheck{User37: p + 1})
+		if m := w10.next(); m != allowed(p+1) {
+			return notYet("login check of %d: %#v", p+1, m)
+		}
+		return nil
+	})
+	if h := n10.node.Health(); h.LoginLock != "ok" {
+		t.Fatalf("login lock %q after NATS returned", h.LoginLock)
+	}
+}

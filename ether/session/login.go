@@ -139,11 +139,15 @@ func (m *Manager) loginCheck(user uint64) {
 }
 
 func (m *Manager) checkLogin(user uint64) bool {
-	if m.get(user) != nil {
+	// A lock this node holds means a login it allowed is still pending:
+	// cluster-wide, or node-local from a NATS outage, which the bucket
+	// never heard of and would grant again.
+	if m.get(user) != nil || m.holding(user) {
 		return false
 	}
 	if !m.cluster.Connected() {
-		return m.localLease(user)
+		m.hold(user, scopeLocal) // node-local, like the seed's :global inside a partition
+		return true
 	}
 	ctx, cancel := m.opCtx()
 	defer cancel()
@@ -184,17 +188,12 @@ func (m *Manager) hold(user uint64, sc scope) {
 	m.leases[user] = lease{until: now.Add(m.cfg.LeaseTTL), scope: sc}
 }
 
-// localLease is the login lock while NATS is unreachable: node-local, like
-// the seed's :global inside a partition.
-func (m *Manager) localLease(user uint64) bool {
+// holding reports whether this node holds an unexpired login lock on user.
+func (m *Manager) holding(user uint64) bool {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	l, ok := m.leases[user]
-	m.mu.Unlock()
-	if ok && time.Now().Before(l.until) {
-		return false
-	}
-	m.hold(user, scopeLocal)
-	return true
+	return ok && time.Now().Before(l.until)
 }
 
 // save stores a save blob and acknowledges it: success means it is in the
