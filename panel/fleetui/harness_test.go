@@ -16,7 +16,6 @@ import (
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/httpx"
-	"github.com/corrosion/corrosion/panel/ingest"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
 )
@@ -40,11 +39,7 @@ func hubOf(t *testing.T) *livestate.Hub {
 func startPanel(t *testing.T) *paneltest.Panel {
 	t.Helper()
 	return paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		ing, err := ingest.New(ingest.Config{FlushEvery: 50 * time.Millisecond}, d.Store, d.NC, d.Logger, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
+		paneltest.StartIngest(t, d)
 		hub, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond, Recheck: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
 		if err != nil {
 			t.Fatal(err)

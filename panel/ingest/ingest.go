@@ -116,6 +116,7 @@ type Ingester struct {
 	log     *slog.Logger  // immutable after New
 	metrics *metrics      // immutable after New
 	kick    chan struct{} // a full batch wakes the flusher; buffered 1
+	ready   chan struct{} // closed by Run once its subscriptions are registered
 
 	mu      sync.Mutex
 	pending *pending                       // guarded by mu
@@ -125,6 +126,11 @@ type Ingester struct {
 	// onCommit, when set (tests and the bench), sees every committed batch.
 	onCommit func(b *store.Batch, committed time.Time) // immutable after New
 }
+
+// Ready is closed once Run has subscribed (and, NATS being up, the server
+// has registered the subscriptions): from then on nothing published is
+// missed. Run it once per Ingester.
+func (in *Ingester) Ready() <-chan struct{} { return in.ready }
 
 // New builds an ingester; Run starts it. reg may be nil (metrics are then
 // not registered).
@@ -140,7 +146,7 @@ func New(cfg Config, st Store, nc *nats.Conn, log *slog.Logger, reg prometheus.R
 	}
 	in := &Ingester{
 		cfg: cfg.withDefaults(), store: st, nc: nc, log: log.With("component", "ingest"),
-		kick: make(chan struct{}, 1), touched: map[store.InstanceKey]struct{}{}, logged: map[string]bool{},
+		kick: make(chan struct{}, 1), ready: make(chan struct{}), touched: map[store.InstanceKey]struct{}{}, logged: map[string]bool{},
 	}
 	in.pending = newPending(in.cfg)
 	m, err := newMetrics(reg, in.pendingCount)

@@ -26,6 +26,7 @@ func (in *Ingester) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	close(in.ready)
 	loops, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { in.flushLoop(loops) })

@@ -1,0 +1,27 @@
+package paneltest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/panel/ingest"
+)
+
+// StartIngest runs an ingester for this server life (flushing every 50 ms,
+// for quick tests) and returns once it has subscribed: a heartbeat a test
+// publishes after Start is never missed.
+func StartIngest(t testing.TB, d Deps) *ingest.Ingester {
+	t.Helper()
+	ing, err := ingest.New(ingest.Config{FlushEvery: 50 * time.Millisecond}, d.Store, d.NC, d.Logger, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
+	select {
+	case <-ing.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("paneltest: ingest did not subscribe within 10s")
+	}
+	return ing
+}
