@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -53,7 +54,8 @@ func build(t testing.TB, pkg string, race bool) string {
 		t.Fatalf("testbin: %v", err)
 	}
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "corrosion-testbin-"); err != nil {
+		sweep()
+		if dir, err = os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid())); err != nil {
 			t.Fatalf("testbin: %v", err)
 		}
 	}
@@ -73,6 +75,29 @@ func build(t testing.TB, pkg string, race bool) string {
 	}
 	built[pkg] = out
 	return out
+}
+
+// dirPrefix names a test process's binary directory: the prefix, the
+// process's PID, a dash and a random suffix. Nothing removes it when the
+// test process ends (a package has no hook for that); the next test
+// process to build sweeps the directories of processes no longer running.
+const dirPrefix = "corrosion-testbin-"
+
+// sweep removes the binary directories of test processes that have ended.
+func sweep() {
+	entries, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		pidText, _, dashed := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !dashed || err != nil || !e.IsDir() || processRunning(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+	}
 }
 
 // ModuleRoot finds the directory holding go.mod, starting from the working
