@@ -13,36 +13,37 @@ import (
 // begun; the exit is reported as a state event. A stop also cancels a
 // pending crash restart and disables auto-restart until the next manual
 // start.
-func (s *Supervisor) Stop() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.stoppableLocked(); err != nil {
-		return err
-	}
-	s.manualStop = true
-	if s.run == nil { // crashed, restart pending: cancel it
-		s.cancelRetryLocked()
-		s.setStateLocked(wire.StateStopped, wire.StateEvent{ExitCode: s.lastExit, Message: "pending restart cancelled"})
-		s.saveLocked()
-		return nil
-	}
-	s.beginStopLocked(ActionStop, false)
-	return nil
-}
+func (s *Supervisor) Stop() error { return s.stop(operatorStop) }
 
 // StopForHostShutdown stops the instance as Stop does, but it is not an
 // operator's stop: the manual-stop flag is left as it was, so autostart
 // starts the instance again at the next boot. The exit is still a stop (no
 // crash restart), and a pending crash restart is cancelled.
-func (s *Supervisor) StopForHostShutdown() error {
+func (s *Supervisor) StopForHostShutdown() error { return s.stop(hostShutdownStop) }
+
+// stopKind tells an operator's stop from the host shutting down.
+type stopKind int
+
+const (
+	operatorStop     stopKind = iota // marks a manual stop: no autostart until the next manual start
+	hostShutdownStop                 // leaves the manual-stop flag as it was
+)
+
+func (s *Supervisor) stop(kind stopKind) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.stoppableLocked(); err != nil {
 		return err
 	}
+	cancelled := "pending restart cancelled"
+	if kind == operatorStop {
+		s.manualStop = true
+	} else {
+		cancelled += ": host shutdown"
+	}
 	if s.run == nil { // crashed, restart pending: cancel it
 		s.cancelRetryLocked()
-		s.setStateLocked(wire.StateStopped, wire.StateEvent{ExitCode: s.lastExit, Message: "pending restart cancelled: host shutdown"})
+		s.setStateLocked(wire.StateStopped, wire.StateEvent{ExitCode: s.lastExit, Message: cancelled})
 		s.saveLocked()
 		return nil
 	}
