@@ -19,20 +19,12 @@ import (
 
 // twoSavingGames: two games that exit with code 7 on their stop command
 // (and 143 on SIGTERM), with the crash policy that restarts on any exit.
-const twoSavingGames = `
-[[instance]]
-id = "g1"
-game = "generic"
-root = "{{root}}"
-exec = "{{game}}"
-args = ["-stop-line", "save-and-quit", "-stop-exit-code", "7", "-term-exit-code", "143"]
-stop_command = "save-and-quit"
-stop_timeout_seconds = 5
-restart = "always"
-autostart = true
+var twoSavingGames = savingGame("g1") + savingGame("g2")
 
+func savingGame(id string) string {
+	return `
 [[instance]]
-id = "g2"
+id = "` + id + `"
 game = "generic"
 root = "{{root}}"
 exec = "{{game}}"
@@ -42,6 +34,7 @@ stop_timeout_seconds = 5
 restart = "always"
 autostart = true
 `
+}
 
 // TestAgent_HostShutdownSignal_StopsEveryGameGracefully: SIGUSR2 (sent by
 // the systemd unit's shutdown hook when the host goes down) makes the
