@@ -53,7 +53,7 @@ fuzz:
 		done; done
 
 bench: build
-	$(GO) run ./internal/benchreport -out BENCHMARKS.md
+	$(GO) run ./tools/benchreport -out BENCHMARKS.md
 
 # OCI archives of the panel and world images in dist/, built without a Docker
 # daemon (docs/containers.md); PLATFORMS=linux/amd64,linux/arm64 for both.

@@ -181,12 +181,12 @@ func BenchmarkHeartbeatAssembly(b *testing.B) {
 }
 
 // BenchmarkIdleRSS: resident memory of the agent binary idling with ten
-// running instances, vs. a bare NATS client process (internal/natsidle).
+// running instances, vs. a bare NATS client process (tools/natsidle).
 func BenchmarkIdleRSS(b *testing.B) {
 	h := prepareHarness(b, 60, tenGames(), "")
 	b.Run("baseline", func(b *testing.B) {
 		scenario(b, "rss/baseline", func() map[string]float64 {
-			cmd := exec.Command(testbin.Build(b, "./internal/natsidle"), h.ns.URL())
+			cmd := exec.Command(testbin.Build(b, "./tools/natsidle"), h.ns.URL())
 			if err := cmd.Start(); err != nil {
 				b.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func BenchmarkConsoleThroughput(b *testing.B) {
 	b.Run("baseline", func(b *testing.B) {
 		scenario(b, "console/baseline", func() map[string]float64 {
 			return median(floodRuns, func() map[string]float64 {
-				game := testbin.Build(b, "./internal/fakegame")
+				game := testbin.Build(b, "./tools/fakegame")
 				out, err := exec.Command(game, "-flood", strconv.Itoa(floodLines), "-flood-devnull").CombinedOutput()
 				if err != nil {
 					b.Fatal(err)

@@ -272,7 +272,7 @@ func TestAgent_LogLinesNameOneComponent(t *testing.T) {
 	ns := natstest.Start(t)
 	root := t.TempDir()
 	p := runAgent(t, fmt.Sprintf("nats_url = %q\n\n[[instance]]\nid = \"game\"\ngame = \"generic\"\nroot = %q\nexec = %q\nargs = [\"-run-for\", \"1h\"]\nautostart = true\n",
-		ns.URL(), root, testbin.Build(t, "./internal/fakegame")))
+		ns.URL(), root, testbin.Build(t, "./tools/fakegame")))
 	poll.True(t, 15*time.Second, "a supervisor log line", func() bool { return p.count("component=supervise") > 0 })
 	for _, line := range strings.Split(p.out.String(), "\n") {
 		if strings.Count(line, "component=") > 1 {

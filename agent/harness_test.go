@@ -60,7 +60,7 @@ func prepareHarness(t testing.TB, heartbeatSeconds int, instances, extra string)
 	t.Helper()
 	h := &harness{t: t, ns: natstest.Start(t), dir: t.TempDir(),
 		bin:    testbin.Build(t, "./agent/cmd/corrosion-agent"),
-		game:   testbin.Build(t, "./internal/fakegame"),
+		game:   testbin.Build(t, "./tools/fakegame"),
 		status: map[string][]wire.StateEvent{}, console: map[string][]wire.ConsoleLine{}}
 	h.nc = h.ns.Connect(t, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	h.watch()

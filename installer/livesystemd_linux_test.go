@@ -237,7 +237,7 @@ func TestInstall_UnderRealSystemd(t *testing.T) {
 	requireCleanHost(t)
 	bins := t.TempDir()
 	agentV1, agentV2 := buildAgentVersion(t, bins, "1.0.0-live"), buildAgentVersion(t, bins, "1.0.1-live")
-	game := testbin.Build(t, "./internal/fakegame")
+	game := testbin.Build(t, "./tools/fakegame")
 	m := systemdtest.Boot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

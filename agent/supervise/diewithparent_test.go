@@ -73,7 +73,7 @@ func startParent(t *testing.T, mode string) (*exec.Cmd, ident, string) {
 	dir := t.TempDir()
 	parent := exec.Command(os.Args[0], "-test.run=^$")
 	parent.Env = append(os.Environ(), parentEnv+"="+mode, parentDirEnv+"="+dir,
-		parentGameEnv+"="+testbin.Build(t, "./internal/fakegame"))
+		parentGameEnv+"="+testbin.Build(t, "./tools/fakegame"))
 	out := &testbin.Output{}
 	parent.Stdout, parent.Stderr = out, out
 	if err := parent.Start(); err != nil {
@@ -155,7 +155,7 @@ func TestSupervisor_WithoutDieWithParent_ChildOutlivesParent(t *testing.T) {
 func TestSupervisor_DieWithParent_SurvivesTheStartingThreadExiting(t *testing.T) {
 	dir := t.TempDir()
 	cfg := &config.Instance{ID: "game", Game: "generic", Root: t.TempDir(),
-		Exec: testbin.Build(t, "./internal/fakegame"), StopTimeoutSeconds: 5, Restart: config.RestartNever}
+		Exec: testbin.Build(t, "./tools/fakegame"), StopTimeoutSeconds: 5, Restart: config.RestartNever}
 	s, err := New(Options{Instance: cfg, Policy: fastPolicy(config.RestartNever), Dir: dir, Sink: &recSink{},
 		Logger: testLogger(t), DieWithParent: true})
 	if err != nil {

@@ -107,7 +107,7 @@ type fixture struct {
 func newFixture(t *testing.T, mut func(*config.Instance, *Policy), args ...string) *fixture {
 	t.Helper()
 	cfg := &config.Instance{ID: "game", Game: "generic", Root: t.TempDir(),
-		Exec: testbin.Build(t, "./internal/fakegame"), Args: args, StopTimeoutSeconds: 5, Restart: config.RestartNever}
+		Exec: testbin.Build(t, "./tools/fakegame"), Args: args, StopTimeoutSeconds: 5, Restart: config.RestartNever}
 	pol := fastPolicy(config.RestartNever)
 	if mut != nil {
 		mut(cfg, &pol)

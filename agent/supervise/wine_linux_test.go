@@ -322,7 +322,7 @@ func newWineHost(t *testing.T) *wineHost {
 	h := &wineHost{w: newWine(t)}
 	bin := t.TempDir()
 	h.agentExe = buildWindows(t, "./agent/cmd/corrosion-agent", bin)
-	h.gameExe = buildWindows(t, "./internal/fakegame", bin)
+	h.gameExe = buildWindows(t, "./tools/fakegame", bin)
 	ns := natstest.Start(t)
 	h.nc = ns.Connect(t)
 	h.panel = newWinePanel(t, h.nc, "game")

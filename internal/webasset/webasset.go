@@ -1,7 +1,7 @@
 // Package webasset serves a folder of embedded static files under a URL
 // prefix: URLs carry a short content hash (`?v=`), so responses are cached
 // as immutable for a year and still change with each build, and folders are
-// never listed. A building block without domain logic for web/panel and
+// never listed. A building block without domain logic for web/ui and
 // web/world; it imports none of the project's components.
 package webasset
 

@@ -23,7 +23,7 @@ import (
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // sessionPruneEvery is how often expired sessions are deleted.

@@ -8,7 +8,7 @@ import (
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // MaxLineBytes caps a line sent to stdin or RCON (the agent's RCON client

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // series is one chart's values from samples: a value (in percent) or

@@ -6,7 +6,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // hostRow is a host as the fleet table (and host page head) shows it; the

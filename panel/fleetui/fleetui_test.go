@@ -18,7 +18,7 @@ import (
 	"github.com/corrosion/corrosion/panel/fleetui"
 	"github.com/corrosion/corrosion/panel/paneltest"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // PowerAction is one of the agent's power funcs.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // viewerWhy is the reason on the power buttons of those who may only view

@@ -20,7 +20,7 @@ import (
 )
 
 // AgentInstance is one [[instance]] of a test agent: by default a managed
-// internal/fakegame process (knobs in Args) that stops on the stdin line
+// tools/fakegame process (knobs in Args) that stops on the stdin line
 // "stop".
 type AgentInstance struct {
 	ID        string
@@ -66,7 +66,7 @@ func StartAgent(t testing.TB, natsURL, license string, instances ...AgentInstanc
 	t.Helper()
 	a := &Agent{License: license, Dir: t.TempDir(), t: t, natsURL: natsURL,
 		bin: testbin.Build(t, "./agent/cmd/corrosion-agent")}
-	game := testbin.Build(t, "./internal/fakegame")
+	game := testbin.Build(t, "./tools/fakegame")
 	var b strings.Builder
 	fmt.Fprintf(&b, `[agent]
 license_id = %q

@@ -9,7 +9,7 @@ import (
 
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // snap is a healthy snapshot of node n of cluster "c" at t.

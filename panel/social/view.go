@@ -10,7 +10,7 @@ import (
 
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/store"
-	ui "github.com/corrosion/corrosion/web/panel"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // PendingWritesWarn is the queue of database writes on one node above which

@@ -1,8 +1,0 @@
-package panel
-
-import (
-	"net/http"
-	"strconv"
-)
-
-func statusText(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }

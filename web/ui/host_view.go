@@ -1,0 +1,67 @@
+package ui
+
+import "time"
+
+// HostPage is a host page's data.
+type HostPage struct {
+	Row         HostRow
+	OS          string // "linux/amd64"
+	AgentCommit string
+	Cores       string // "8", "—"
+	Interval    string // observed heartbeat interval, "10 s"
+	FirstSeen   time.Time
+	LastBeat    time.Time
+	Charts      []Chart
+	ProbeAt     time.Time // zero: no probe report
+	Probes      []ProbeRow
+	Instances   []InstanceRow
+	Since       int64 // render time, Unix ms
+}
+
+// Chart is one telemetry chart over the kept history.
+type Chart struct {
+	ID     string // "cpu", "mem", "disk"
+	Title  string // "CPU"
+	Unit   string // "%"
+	Max    float64
+	Values []float64
+	Latest string // the newest value with its unit
+	From   time.Time
+	To     time.Time
+}
+
+// ProbeRow is one probe target of the last heartbeat.
+type ProbeRow struct {
+	Name    string
+	Target  string // host:port
+	OK      bool
+	Latency string // "1.2 ms"
+	Error   string
+}
+
+// InstanceRow is one instance in a host's table.
+type InstanceRow struct {
+	License    string
+	ID         string
+	Label      string
+	Game       string
+	State      string
+	HostOnline bool
+	Stale      string
+	Uptime     string
+	CrashCount int
+	PID        int
+	CPU        string
+	RSS        string
+	CanAct     bool
+	Why        string // why CanAct is false
+}
+
+// EventLayout tells a host page an instance appeared or disappeared: its
+// instance table fetches itself again (after ingest has written it).
+const EventLayout = "layout"
+
+// Host page event names.
+func EventHostFacts(license string) string  { return "hostfacts-" + license }
+func EventHostBeat(license string) string   { return "beat-" + license }
+func EventHostProbes(license string) string { return "probes-" + license }
