@@ -155,7 +155,7 @@ func (c *testCluster) settle() {
 		for _, id := range ids {
 			name := c.nodes[id].cfg.ClusterName
 			want := slices.DeleteFunc(slices.Clone(ids), func(x uint8) bool { return x == id || c.nodes[x].cfg.ClusterName != name })
-			if got := c.nodes[id].node.Health().Peers; !slices.Equal(got, want) {
+			if got := c.nodes[id].node.Health().Peers; !slices.EqualFunc(got, want, func(g int, w uint8) bool { return g == int(w) }) {
 				return notYet("node %d sees %v, want %v", id, got, want)
 			}
 		}

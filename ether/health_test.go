@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/corrosion/corrosion/ether"
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/poll"
 )
 
@@ -19,7 +19,7 @@ import (
 // check, one dropped PM and peer 11.
 func checkHealth(t *testing.T, snaps *nats.Subscription) {
 	t.Helper()
-	var h ether.Health
+	var h health.Snapshot
 	var raw map[string]any
 	var data []byte
 	poll.Until(t, wait, func() error {
@@ -32,7 +32,7 @@ func checkHealth(t *testing.T, snaps *nats.Subscription) {
 		}
 		_ = json.Unmarshal(msg.Data, &raw)
 		data = msg.Data
-		if h.Sessions != 1 || h.LoginChecksAllowed != 1 || h.PMsDropped != 1 || !slices.Equal(h.Peers, []uint8{11}) {
+		if h.Sessions != 1 || h.LoginChecksAllowed != 1 || h.PMsDropped != 1 || !slices.Equal(h.Peers, []int{11}) {
 			return notYet("snapshot %s", msg.Data)
 		}
 		return nil
@@ -74,7 +74,7 @@ func checkMetrics(t *testing.T, addr string) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
-	var h ether.Health
+	var h health.Snapshot
 	body = get(t, "http://"+addr+"/health")
 	if err := json.Unmarshal([]byte(body), &h); err != nil || h.Node != 10 {
 		t.Fatalf("/health: %+v, %v", h, err)

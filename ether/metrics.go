@@ -3,6 +3,7 @@ package ether
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -84,7 +85,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	lock := n.member.LockState()
 	gauge("ether_login_lock_up", b2f(lock.Available))
 	gauge("ether_login_lock_replicas", float64(lock.Replicas))
-	gauge("ether_node_info", 1, itoa(n.cfg.NodeID), n.cfg.ClusterName)
+	gauge("ether_node_info", 1, strconv.Itoa(int(n.cfg.NodeID)), n.cfg.ClusterName)
 }
 
 func b2f(b bool) float64 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -115,7 +116,6 @@ func (s subjects) heartbeat(node uint8) string {
 	return s.prefix + ".node." + itoa(node) + ".heartbeat"
 }
 func (s subjects) goodbye(node uint8) string { return s.prefix + ".node." + itoa(node) + ".down" }
-func (s subjects) health(node uint8) string  { return s.prefix + ".health." + itoa(node) }
 func (s subjects) leaseBucket() string       { return s.prefix + "_login" }
 func itoa(n uint8) string                    { return strconv.Itoa(int(n)) }
 func (s subjects) userOf(subject string) (uint64, bool) {
@@ -281,8 +281,11 @@ func (m *Member) Publish(suffix string, data []byte) error {
 	return m.nc.Publish(m.subj.prefix+"."+suffix, data)
 }
 
-// HealthSubject is the subject this node publishes health snapshots on.
-func (m *Member) HealthSubject() string { return m.subj.health(m.cfg.NodeID) }
+// PublishHealth publishes a health snapshot (ether/health) on this node's
+// health subject.
+func (m *Member) PublishHealth(data []byte) error {
+	return m.nc.Publish(health.Subject(m.subj.prefix, int(m.cfg.NodeID)), data)
+}
 
 func (m *Member) onDisconnect(_ *nats.Conn, err error) {
 	if m.closed.Load() || err == nil { // nil: our own close or drain

@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/ether/health"
 )
 
 // The subjects the collector listens on: every cluster's health snapshots
 // and clean-stop beacons ({cluster}.node.{node}.down, docs/ether.md).
 const (
-	HealthSubjects = "*.health.*"
+	HealthSubjects = health.Wildcard
 	DownSubjects   = "*.node.*.down"
 )
 
@@ -54,7 +56,7 @@ type nodeKey struct {
 
 // nodeState is what the collector remembers of one node.
 type nodeState struct {
-	snap          Snapshot
+	snap          health.Snapshot
 	received      time.Time     // when the last snapshot arrived
 	interval      time.Duration // the shortest gap between snapshots of one process; DefaultInterval until seen
 	intervalSeen  bool          // interval was observed, not assumed
@@ -119,7 +121,7 @@ func (c *Collector) Observe(subject string, data []byte, now time.Time) error {
 }
 
 func (c *Collector) observeHealth(subject string, data []byte, now time.Time) error {
-	s, err := DecodeSnapshot(subject, data)
+	s, err := health.Decode(subject, data)
 	if err != nil {
 		return err
 	}
@@ -142,7 +144,7 @@ func (c *Collector) observeHealth(subject string, data []byte, now time.Time) er
 // update folds a new snapshot into the node's state: interval, rates from
 // counter deltas (none across a restart), and world-link transitions. A
 // snapshot of a process that has sent its clean-stop beacon is ignored.
-func (st *nodeState) update(s Snapshot, now time.Time) {
+func (st *nodeState) update(s health.Snapshot, now time.Time) {
 	prev, hadPrev := st.snap, !st.received.IsZero()
 	sameProcess := hadPrev && prev.Instance == s.Instance
 	if sameProcess && !st.stoppedAt.IsZero() {
@@ -162,14 +164,14 @@ func (st *nodeState) update(s Snapshot, now time.Time) {
 		}
 	}
 	st.ratesKnown = false
-	counting := sameProcess && s.pmCount() >= prev.pmCount() && s.loginChecks() >= prev.loginChecks()
+	counting := sameProcess && s.PMCount() >= prev.PMCount() && s.LoginChecks() >= prev.LoginChecks()
 	if dt := s.Time.Sub(prev.Time).Seconds(); counting && dt > 0 {
-		st.pmRate = float64(s.pmCount()-prev.pmCount()) / dt
-		st.loginRate = float64(s.loginChecks()-prev.loginChecks()) / dt
+		st.pmRate = float64(s.PMCount()-prev.PMCount()) / dt
+		st.loginRate = float64(s.LoginChecks()-prev.LoginChecks()) / dt
 		st.ratesKnown = true
 	}
 	switch {
-	case s.WorldLink == LinkUp:
+	case s.WorldLink == health.LinkUp:
 		st.linkDownSince = time.Time{}
 	case st.linkDownSince.IsZero():
 		st.linkDownSince = now
@@ -186,14 +188,14 @@ type downBeacon struct {
 
 func (c *Collector) observeDown(subject string, data []byte, now time.Time) error {
 	parts := strings.Split(subject, ".")
-	if len(parts) != 4 || parts[1] != "node" || !clusterRE.MatchString(parts[0]) {
-		return fmt.Errorf("%w: %q", ErrNotHealth, subject)
+	if len(parts) != 4 || parts[1] != "node" || !health.ClusterName.MatchString(parts[0]) {
+		return fmt.Errorf("%w: %q", health.ErrNotHealth, subject)
 	}
 	node, err := strconv.Atoi(parts[2])
 	if err != nil || node < 1 || node > 255 {
-		return fmt.Errorf("%w: %q: node must be 1-255", ErrNotHealth, subject)
+		return fmt.Errorf("%w: %q: node must be 1-255", health.ErrNotHealth, subject)
 	}
-	if len(data) > MaxSnapshotBytes {
+	if len(data) > health.MaxBytes {
 		return fmt.Errorf("down beacon on %s: too long", subject)
 	}
 	var b downBeacon
@@ -226,7 +228,7 @@ func (c *Collector) forgetLocked(now time.Time) {
 type NodeStatus struct {
 	Cluster       string
 	Node          int
-	Snap          Snapshot // the last snapshot (read-only)
+	Snap          health.Snapshot // the last snapshot (read-only)
 	Received      time.Time
 	Interval      time.Duration
 	Down          bool      // silent for SilentFactor × Interval, or stopped cleanly

@@ -7,21 +7,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/store"
 	"github.com/corrosion/corrosion/web/ui"
 )
 
 // snap is a healthy snapshot of node n of cluster "c" at t.
-func snap(n int, t time.Time, peers ...int) Snapshot {
+func snap(n int, t time.Time, peers ...int) health.Snapshot {
 	if peers == nil {
 		peers = []int{}
 	}
-	return Snapshot{Node: n, Cluster: "c", Instance: fmt.Sprintf("proc%d", n), Time: t, WorldLink: LinkUp,
+	return health.Snapshot{Node: n, Cluster: "c", Instance: fmt.Sprintf("proc%d", n), Time: t, WorldLink: health.LinkUp,
 		DBUp: true, NATSConnected: true, LoginLock: "ok", Peers: peers, PMsDroppedBy: map[string]uint64{}}
 }
 
-func observe(t *testing.T, c *Collector, s Snapshot, at time.Time) {
+func observe(t *testing.T, c *Collector, s health.Snapshot, at time.Time) {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -176,7 +177,7 @@ func TestBuild_VerdictsAndVisibility(t *testing.T) {
 		t.Fatalf("node 10's instances: %+v", got)
 	}
 	down := snap(11, t0.Add(time.Second), 10)
-	down.WorldLink = LinkDown
+	down.WorldLink = health.LinkDown
 	observe(t, c, down, t0.Add(time.Second))
 	v = Build(c.Nodes(t0.Add(time.Second)), insts, admin, t0.Add(time.Second))
 	if got := v.Clusters[0].Verdict; got != "node 11: world link down since 12:03:01 UTC" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -105,8 +106,8 @@ func TestSocial_RealEtherNodes_UpThenDown(t *testing.T) {
 	waitBody(t, admin, "/social/live", `data-node="10" data-state="stopped"`, "node 10: stopped at")
 }
 
-// checkRealSnapshot decodes a real node's snapshot with the panel's own
-// struct: every field the page shows is there.
+// checkRealSnapshot decodes a real node's snapshot with the decoder the
+// collector uses: every field the page shows is there.
 func checkRealSnapshot(t *testing.T, p *paneltest.Panel) {
 	t.Helper()
 	sub, err := p.NC.SubscribeSync("social.health.10")
@@ -118,11 +119,11 @@ func checkRealSnapshot(t *testing.T, p *paneltest.Panel) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := social.DecodeSnapshot(m.Subject, m.Data)
+	s, err := health.Decode(m.Subject, m.Data)
 	if err != nil {
 		t.Fatalf("a real snapshot refused: %v\n%s", err, m.Data)
 	}
-	if s.Version == "" || s.Instance == "" || s.Time.IsZero() || s.UptimeSeconds <= 0 || s.WorldLink != social.LinkUp ||
+	if s.Version == "" || s.Instance == "" || s.Time.IsZero() || s.UptimeSeconds <= 0 || s.WorldLink != health.LinkUp ||
 		!s.DBUp || !s.NATSConnected || !s.LoginLockOK() || len(s.Peers) != 1 || s.Peers[0] != 11 ||
 		len(s.PMsDroppedBy) == 0 {
 		t.Fatalf("real snapshot decoded as %+v\nfrom %s", s, m.Data)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/store"
 	"github.com/corrosion/corrosion/web/ui"
@@ -162,9 +163,9 @@ func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
 			add(ui.SocialBad, "node %d: down, silent since %s", n.Node, clock(n.DownSince))
 			continue
 		}
-		if s.WorldLink != LinkUp && worlds[n.Node] != "" {
+		if s.WorldLink != health.LinkUp && worlds[n.Node] != "" {
 			add(ui.SocialBad, "node %d: world link down since %s (%s)", n.Node, clock(n.LinkDownSince), worlds[n.Node])
-		} else if s.WorldLink != LinkUp {
+		} else if s.WorldLink != health.LinkUp {
 			add(ui.SocialBad, "node %d: world link down since %s", n.Node, clock(n.LinkDownSince))
 		}
 		if !s.DBUp {
@@ -191,7 +192,7 @@ func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
 func buildNode(n NodeStatus, insts []store.SocialInstance, p *auth.Principal, now time.Time) ui.SocialNode {
 	s := n.Snap
 	v := ui.SocialNode{Node: n.Node, Severity: ui.SocialOK, State: "up", Version: s.Version,
-		Uptime: duration(time.Duration(s.UptimeSeconds * float64(time.Second))), LinkUp: s.WorldLink == LinkUp,
+		Uptime: duration(time.Duration(s.UptimeSeconds * float64(time.Second))), LinkUp: s.WorldLink == health.LinkUp,
 		Sessions: s.Sessions, Pending: s.DBPendingWrites, DBUp: s.DBUp, NATSUp: s.NATSConnected,
 		LoginLock: s.LoginLock, LockOK: s.LoginLockOK(), Peers: peers(s.Peers),
 		PMs:       fmt.Sprintf("%d delivered, %d dropped", s.PMsDelivered, s.PMsDropped),

@@ -1,4 +1,8 @@
-package social
+// Package health is an ether node's health snapshot: its JSON type, the
+// NATS subject it is published on ({cluster}.health.{node}) and the checked
+// decoder its readers use. ether publishes it and the panel decodes it with
+// this one type; the package imports nothing else of ours.
+package health
 
 import (
 	"bytes"
@@ -11,18 +15,18 @@ import (
 	"time"
 )
 
-// Snapshot is one ether node's health snapshot as published on
-// {cluster}.health.{node} (docs/ether.md, "Health and metrics"). The panel
-// may not import ether (DESIGN.md section 2), so it decodes the JSON with
-// its own struct; a test checks it against a real node's snapshot.
+// Snapshot is the health a node publishes every health interval on
+// Subject(cluster, node), and serves at /health on --metrics-listen
+// (docs/ether.md, "Health and metrics"). Totals count since the node
+// started; rates are over the last interval.
 type Snapshot struct {
-	Node               int               `json:"node"`
+	Node               int               `json:"node"` // 1-255
 	Cluster            string            `json:"cluster"`
 	Instance           string            `json:"instance"` // the node process's random id (changes on restart)
 	Version            string            `json:"version"`
 	Time               time.Time         `json:"time"`
 	UptimeSeconds      float64           `json:"uptime_s"`
-	WorldLink          string            `json:"world_link"` // "up" or "down"
+	WorldLink          string            `json:"world_link"` // LinkUp or LinkDown
 	Sessions           int               `json:"sessions"`
 	FramesInPerSec     float64           `json:"frames_in_per_s"`
 	FramesOutPerSec    float64           `json:"frames_out_per_s"`
@@ -38,34 +42,45 @@ type Snapshot struct {
 	DBPendingWrites    int               `json:"db_pending_writes"`
 	NATSConnected      bool              `json:"nats_connected"`
 	NATSRTTMillis      float64           `json:"nats_rtt_ms"`
-	Peers              []int             `json:"peers"`
-	LoginLock          string            `json:"login_lock"` // "ok" or "unavailable: <why>"
-	LoginLockReplicas  int               `json:"login_lock_replicas"`
+	Peers              []int             `json:"peers"`               // node ids of the other nodes seen alive, in order
+	LoginLock          string            `json:"login_lock"`          // LockOK or "unavailable: <why>"
+	LoginLockReplicas  int               `json:"login_lock_replicas"` // of the lock's bucket; 0 until it exists
 }
 
-// Limits on what a snapshot may carry; anything on NATS may publish on a
-// health subject, so the decoder refuses the absurd rather than storing it.
-const (
-	MaxSnapshotBytes = 16 << 10
-	maxDropCauses    = 32
-	maxTextLen       = 512
-)
-
-// The world link states a snapshot may report.
+// The world link states a snapshot may report, and the login lock's
+// working state.
 const (
 	LinkUp   = "up"
 	LinkDown = "down"
+	LockOK   = "ok"
 )
+
+// Limits on what a snapshot may carry; anything on NATS may publish on a
+// health subject, so the decoder refuses the absurd rather than keep it.
+const (
+	MaxBytes      = 16 << 10
+	maxDropCauses = 32
+	maxTextLen    = 512
+)
+
+// Wildcard matches the health subject of every node of every cluster.
+const Wildcard = "*.health.*"
 
 // ErrNotHealth is returned for a subject that is not {cluster}.health.{node}.
 var ErrNotHealth = errors.New("not a health subject")
 
-var clusterRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// ClusterName is what a cluster name may be: one NATS subject token.
+var ClusterName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// ParseHealthSubject splits {cluster}.health.{node}.
-func ParseHealthSubject(subject string) (cluster string, node int, err error) {
+// Subject is the subject node of cluster publishes its snapshots on.
+func Subject(cluster string, node int) string {
+	return cluster + ".health." + strconv.Itoa(node)
+}
+
+// ParseSubject splits {cluster}.health.{node}.
+func ParseSubject(subject string) (cluster string, node int, err error) {
 	parts := strings.Split(subject, ".")
-	if len(parts) != 3 || parts[1] != "health" || !clusterRE.MatchString(parts[0]) {
+	if len(parts) != 3 || parts[1] != "health" || !ClusterName.MatchString(parts[0]) {
 		return "", 0, fmt.Errorf("%w: %q", ErrNotHealth, subject)
 	}
 	node, err = strconv.Atoi(parts[2])
@@ -75,16 +90,16 @@ func ParseHealthSubject(subject string) (cluster string, node int, err error) {
 	return parts[0], node, nil
 }
 
-// DecodeSnapshot decodes and checks a health message received on subject:
-// the JSON's cluster and node must be the subject's, the world link up or
-// down, counts non-negative and texts bounded.
-func DecodeSnapshot(subject string, data []byte) (Snapshot, error) {
-	cluster, node, err := ParseHealthSubject(subject)
+// Decode decodes and checks a snapshot received on subject: the JSON's
+// cluster and node must be the subject's, the world link up or down, counts
+// non-negative and texts bounded.
+func Decode(subject string, data []byte) (Snapshot, error) {
+	cluster, node, err := ParseSubject(subject)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	if len(data) > MaxSnapshotBytes {
-		return Snapshot{}, fmt.Errorf("health snapshot on %s: %d bytes, more than %d", subject, len(data), MaxSnapshotBytes)
+	if len(data) > MaxBytes {
+		return Snapshot{}, fmt.Errorf("health snapshot on %s: %d bytes, more than %d", subject, len(data), MaxBytes)
 	}
 	var s Snapshot
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -128,8 +143,8 @@ func (s *Snapshot) check(cluster string, node int) error {
 }
 
 // LoginLockOK reports whether the cluster-wide login lock works.
-func (s *Snapshot) LoginLockOK() bool { return s.LoginLock == "ok" }
+func (s *Snapshot) LoginLockOK() bool { return s.LoginLock == LockOK }
 
-// pmCount and loginChecks are the counters the page turns into rates.
-func (s *Snapshot) pmCount() uint64     { return s.PMsDelivered + s.PMsDropped }
-func (s *Snapshot) loginChecks() uint64 { return s.LoginChecksAllowed + s.LoginChecksDenied }
+// PMCount and LoginChecks are the counters a reader turns into rates.
+func (s *Snapshot) PMCount() uint64     { return s.PMsDelivered + s.PMsDropped }
+func (s *Snapshot) LoginChecks() uint64 { return s.LoginChecksAllowed + s.LoginChecksDenied }

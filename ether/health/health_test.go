@@ -1,18 +1,19 @@
-package social
+package health
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 )
 
-func TestDecodeSnapshot_DocumentedExample(t *testing.T) {
+func TestDecode_DocumentedExample(t *testing.T) {
 	b, err := os.ReadFile("testdata/snapshot.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := DecodeSnapshot("ether.health.10", b)
+	s, err := Decode("ether.health.10", b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func TestDecodeSnapshot_DocumentedExample(t *testing.T) {
 	}
 }
 
-func TestDecodeSnapshot_Refuses(t *testing.T) {
+func TestDecode_Refuses(t *testing.T) {
 	good := `{"node":10,"cluster":"ether","world_link":"up","login_lock":"ok"}`
 	cases := []struct {
 		name, subject, data, want string
@@ -36,36 +37,47 @@ func TestDecodeSnapshot_Refuses(t *testing.T) {
 		{"not JSON", "ether.health.10", "{", "unexpected EOF"},
 		{"negative sessions", "ether.health.10", strings.Replace(good, `{`, `{"sessions":-1,`, 1), "negative"},
 		{"peer zero", "ether.health.10", strings.Replace(good, `{`, `{"peers":[0],`, 1), "peer 0"},
-		{"too long", "ether.health.10", good + strings.Repeat(" ", MaxSnapshotBytes), "more than"},
+		{"too long", "ether.health.10", good + strings.Repeat(" ", MaxBytes), "more than"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := DecodeSnapshot(c.subject, []byte(c.data))
+			_, err := Decode(c.subject, []byte(c.data))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
 	}
-	if _, err := DecodeSnapshot("a.b", nil); !errors.Is(err, ErrNotHealth) {
+	if _, err := Decode("a.b", nil); !errors.Is(err, ErrNotHealth) {
 		t.Fatalf("got %v, want ErrNotHealth", err)
 	}
 }
 
-// FuzzDecodeSnapshot: anything either decodes to a snapshot whose node and
-// cluster are the subject's, or is refused; never a panic.
-func FuzzDecodeSnapshot(f *testing.F) {
+// FuzzDecode: anything either decodes to a snapshot whose node and
+// cluster are the subject's and that survives its own re-encoding, or is
+// refused; never a panic.
+func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, subject string, data []byte) {
-		s, err := DecodeSnapshot(subject, data)
+		s, err := Decode(subject, data)
 		if err != nil {
 			return
 		}
-		cluster, node, perr := ParseHealthSubject(subject)
+		cluster, node, perr := ParseSubject(subject)
 		if perr != nil || s.Cluster != cluster || s.Node != node || (s.WorldLink != LinkUp && s.WorldLink != LinkDown) {
 			t.Fatalf("accepted %q on %q as %+v", data, subject, s)
 		}
-		c := NewCollector(nil)
-		if err := c.Observe(subject, data, s.Time); err != nil {
-			t.Fatalf("collector refused what the decoder accepted: %v", err)
+		back, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(subject, back); err != nil && len(back) <= MaxBytes {
+			t.Fatalf("refused its own re-encoding %s: %v", back, err)
 		}
 	})
+}
+
+func TestSubject_RoundTrip(t *testing.T) {
+	cluster, node, err := ParseSubject(Subject("ether", 11))
+	if err != nil || cluster != "ether" || node != 11 {
+		t.Fatalf("ParseSubject(Subject(ether, 11)) = %q, %d, %v", cluster, node, err)
+	}
 }
