@@ -94,6 +94,7 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 	ac := a.cfg.Agent
 	sup, err := supervise.New(supervise.Options{
 		Instance: ic,
+		License:  a.cfg.Agent.LicenseID,
 		Policy: supervise.Policy{Restart: ic.Restart, BackoffInitial: ac.BackoffInitial.Duration,
 			BackoffMax: ac.BackoffMax.Duration, HealthyAfter: ac.HealthyAfter.Duration,
 			CrashLoopCount: ac.CrashLoopCount, CrashLoopWindow: ac.CrashLoopWindow.Duration},

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
@@ -41,6 +42,8 @@ type Config struct {
 	LinkToken     string        // RS_LINK_TOKEN, --link-token: a world must send it first (LinkAuth); empty: none (default). Never printed
 	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
 	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
+	LicenseID     string        // CORROSION_LICENSE_ID, --license-id: the license whose agent runs this node (set by the agent); empty: not run by an agent
+	InstanceID    string        // CORROSION_INSTANCE_ID, --instance-id: this node's instance id on that agent (set by the agent)
 }
 
 // ErrConfig: an invalid configuration; the message names the field.
@@ -125,6 +128,13 @@ func (c Config) Validate() error {
 	if c.LockReplicas < 0 || c.LockReplicas > 5 {
 		return bad("lock replicas (RS_LOCK_REPLICAS)", "%d must be 1-5, or 0 for the NATS cluster's size up to 3", c.LockReplicas)
 	}
+	if a := c.Agent(); a != nil {
+		if err := a.Check(); err != nil {
+			return bad("agent (CORROSION_LICENSE_ID, CORROSION_INSTANCE_ID)", "%v; the agent sets both", err)
+		}
+	} else if c.InstanceID != "" {
+		return bad("license id (CORROSION_LICENSE_ID)", "empty while the instance id is %q; the agent sets both", c.InstanceID)
+	}
 	if _, err := flagval.ParseLevel(flagval.LevelName(c.LogLevel)); err != nil {
 		return bad("log level (RS_LOG_LEVEL)", "%v", err)
 	}
@@ -137,6 +147,15 @@ func (c *Config) Port() int {
 		return c.EtherPort
 	}
 	return 5000 + int(c.NodeID)
+}
+
+// Agent is who runs the node as its health reports it; nil when no
+// license is set (not run by a Corrosion agent).
+func (c *Config) Agent() *health.Agent {
+	if c.LicenseID == "" {
+		return nil
+	}
+	return &health.Agent{License: c.LicenseID, Instance: c.InstanceID}
 }
 
 // ListenAddr is where the world link listens: always loopback.
@@ -180,6 +199,8 @@ func (c *Config) vars() []envVar {
 		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
+		{"CORROSION_LICENSE_ID", "license-id", "license whose agent runs this node, reported in health (set by the agent)", flagval.String(&c.LicenseID), func() string { return c.LicenseID }},
+		{"CORROSION_INSTANCE_ID", "instance-id", "this node's instance id on its agent, reported in health (set by the agent)", flagval.String(&c.InstanceID), func() string { return c.InstanceID }},
 	}
 }
 

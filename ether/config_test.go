@@ -112,3 +112,26 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadConfig_Agent: the agent's CORROSION_LICENSE_ID and
+// CORROSION_INSTANCE_ID become the health snapshot's agent; an instance id
+// alone, or an id that cannot be the agent's, is refused by name.
+func TestLoadConfig_Agent(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := ether.LoadConfig(nil, env(map[string]string{"CORROSION_LICENSE_ID": "demo", "CORROSION_INSTANCE_ID": "ether10"}))
+	if a := c.Agent(); err != nil || a == nil || a.License != "demo" || a.Instance != "ether10" {
+		t.Fatalf("agent %+v, %v", a, err)
+	}
+	if c, err := ether.LoadConfig(nil, env(nil)); err != nil || c.Agent() != nil {
+		t.Fatalf("no agent: %+v, %v", c.Agent(), err)
+	}
+	for name, kv := range map[string]map[string]string{
+		"instance alone": {"CORROSION_INSTANCE_ID": "ether10"},
+		"no instance":    {"CORROSION_LICENSE_ID": "demo"},
+		"bad license":    {"CORROSION_LICENSE_ID": "de.mo", "CORROSION_INSTANCE_ID": "ether10"},
+	} {
+		if _, err := ether.LoadConfig(nil, env(kv)); err == nil || !strings.Contains(err.Error(), "CORROSION_LICENSE_ID") {
+			t.Errorf("%s: %v, want an error naming CORROSION_LICENSE_ID", name, err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func (n *Node) Health() health.Snapshot {
 		PMsDelivered: ss.PMDelivered, PMsDropped: ss.PMDroppedTotal(), PMsDroppedBy: ss.PMDropped,
 		LoginChecksAllowed: ss.LoginAllowed, LoginChecksDenied: ss.LoginDenied,
 		DBUp: n.store.Up(), DBRTTMillis: millis(n.store.RTT()), DBPendingWrites: n.store.Pending(),
-		NATSConnected: n.member.Connected(), Peers: nodeIDs(n.member.Peers()),
+		NATSConnected: n.member.Connected(), Peers: nodeIDs(n.member.Peers()), Agent: n.cfg.Agent(),
 	}
 	lock := n.member.LockState()
 	h.LoginLock, h.LoginLockReplicas = lock.String(), lock.Replicas

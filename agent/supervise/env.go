@@ -3,6 +3,7 @@ package supervise
 import (
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,10 +23,20 @@ var baseEnv = map[string][]string{
 		"CommonProgramFiles(x86)", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS", "TZ"},
 }
 
+// The variables naming the instance to its own process (docs/agent.md,
+// "What a game is told"): which license runs it and its instance id. ether
+// and worldsrv put them in what they report, so the panel attributes their
+// reports by what the process says, never by a name pattern.
+const (
+	EnvLicenseID  = "CORROSION_LICENSE_ID"
+	EnvInstanceID = "CORROSION_INSTANCE_ID"
+)
+
 // gameEnviron is the environment of the instance's process: the base
 // variables (or, with inherit_env, the agent's whole environment), then
-// the instance's env table, which wins.
-func gameEnviron(cfg *config.Instance) []string {
+// the instance's env table, then, when license is set, EnvLicenseID and
+// EnvInstanceID, which win (an env table cannot rename its instance).
+func gameEnviron(cfg *config.Instance, license string) []string {
 	var env []string
 	if cfg.InheritEnv {
 		env = os.Environ()
@@ -40,7 +51,16 @@ func gameEnviron(cfg *config.Instance) []string {
 	for _, k := range keys {
 		env = append(env, k+"="+cfg.Env[k])
 	}
+	if license != "" {
+		env = append(filterOut(env, EnvLicenseID, EnvInstanceID), EnvLicenseID+"="+license, EnvInstanceID+"="+cfg.ID)
+	}
 	return env
+}
+
+// filterOut drops the entries of environ named in names.
+func filterOut(environ []string, names ...string) []string {
+	drop := filterEnv(environ, names)
+	return slices.DeleteFunc(environ, func(kv string) bool { return slices.Contains(drop, kv) })
 }
 
 func baseEnvNames() []string {

@@ -3,6 +3,8 @@
 package supervise
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/corrosion/corrosion/agent/config"
@@ -36,4 +38,26 @@ func TestSupervisor_GameEnvironment_InheritEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitLine(t, "env CORROSION_TEST_SECRET=s3cret")
+}
+
+// TestGameEnviron_NamesTheInstance: with a license the game is told its
+// license and instance id, and its env table cannot say otherwise; without
+// one (worldsrv's sidecar) it is told nothing.
+func TestGameEnviron_NamesTheInstance(t *testing.T) {
+	t.Setenv(EnvLicenseID, "from-the-agents-env")
+	cfg := &config.Instance{ID: "ether10", Env: map[string]string{EnvLicenseID: "demo", EnvInstanceID: "other"}}
+	got := map[string][]string{}
+	for _, kv := range gameEnviron(cfg, "lic-x") {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = append(got[k], v)
+	}
+	if l, i := got[EnvLicenseID], got[EnvInstanceID]; !slices.Equal(l, []string{"lic-x"}) || !slices.Equal(i, []string{"ether10"}) {
+		t.Fatalf("license %q, instance %q; want [lic-x] and [ether10]", l, i)
+	}
+	cfg.Env = nil
+	for _, kv := range gameEnviron(cfg, "") {
+		if strings.HasPrefix(kv, "CORROSION_") {
+			t.Fatalf("without a license the game got %q", kv)
+		}
+	}
 }

@@ -46,4 +46,4 @@ const (
 // small base set of this process's environment (or all of it with
 // InheritEnv), then inst.Env. A program that runs a one-off command of the
 // same child (worldsrv's `ether migrate`) gives it the same environment.
-func Environ(inst *Instance) []string { return gameEnviron(inst) }
+func Environ(inst *Instance) []string { return gameEnviron(inst, "") }

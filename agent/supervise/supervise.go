@@ -87,12 +87,16 @@ var (
 // Options configure a Supervisor.
 type Options struct {
 	Instance *config.Instance
-	Policy   Policy
-	Console  ConsoleLimits
-	Dir      string // the instance's state directory; created if missing
-	Sink     Sink
-	Logger   *slog.Logger
-	Clock    Clock // nil: the system clock
+	// License is the agent's license id: with it the game's environment
+	// names the instance (EnvLicenseID, EnvInstanceID); "": not run by an
+	// agent (worldsrv's sidecar).
+	License string
+	Policy  Policy
+	Console ConsoleLimits
+	Dir     string // the instance's state directory; created if missing
+	Sink    Sink
+	Logger  *slog.Logger
+	Clock   Clock // nil: the system clock
 	// StdinTimeout bounds a Send to a game that does not read its input
 	// (0: 2 s).
 	StdinTimeout time.Duration
@@ -169,7 +173,7 @@ func New(opts Options) (*Supervisor, error) {
 		crashes:      crashTracker{pol: opts.Policy},
 		changed:      make(chan struct{}),
 		clock:        opts.Clock,
-		env:          gameEnviron(cfg),
+		env:          gameEnviron(cfg, opts.License),
 		stdinTimeout: opts.StdinTimeout,
 	}
 	s.dieWithParent = opts.DieWithParent

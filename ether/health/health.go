@@ -45,6 +45,31 @@ type Snapshot struct {
 	Peers              []int             `json:"peers"`               // node ids of the other nodes seen alive, in order
 	LoginLock          string            `json:"login_lock"`          // LockOK or "unavailable: <why>"
 	LoginLockReplicas  int               `json:"login_lock_replicas"` // of the lock's bucket; 0 until it exists
+	Agent              *Agent            `json:"agent,omitempty"`     // who runs the node; nil: not run by a Corrosion agent
+}
+
+// Agent names the agent instance a node runs as, as the agent told the
+// process (CORROSION_LICENSE_ID and CORROSION_INSTANCE_ID, docs/agent.md).
+// The panel attributes a node to a license by this, never by a name.
+type Agent struct {
+	License  string `json:"license_id"`
+	Instance string `json:"instance_id"`
+}
+
+// agentIDRE is what a license or instance id may be (the agent's rule,
+// agent/wire, which ether may not import; instance ids are its subset).
+var agentIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Check reports the first id that cannot be an agent's license or
+// instance id.
+func (a *Agent) Check() error {
+	switch {
+	case !agentIDRE.MatchString(a.License):
+		return fmt.Errorf("license id %q is not [A-Za-z0-9_-]{1,64}", a.License)
+	case !agentIDRE.MatchString(a.Instance):
+		return fmt.Errorf("instance id %q is not [A-Za-z0-9_-]{1,64}", a.Instance)
+	}
+	return nil
 }
 
 // The world link states a snapshot may report, and the login lock's
@@ -128,6 +153,11 @@ func (s *Snapshot) check(cluster string, node int) error {
 		return errors.New("text field too long")
 	case len(s.Peers) > 255:
 		return errors.New("more than 255 peers")
+	}
+	if s.Agent != nil {
+		if err := s.Agent.Check(); err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
 	}
 	for cause := range s.PMsDroppedBy {
 		if len(cause) > 64 {

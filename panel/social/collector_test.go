@@ -150,33 +150,27 @@ func TestCollector_BoundedAndForgets(t *testing.T) {
 	}
 }
 
-func TestNodeOf(t *testing.T) {
-	for id, want := range map[string]int{"world10": 10, "ether11": 11, "ether1": 1, "w255": 255, "world": 0,
-		"world256": 0, "world010": 0, "world0": 0, "": 0, "10": 10} {
-		got, ok := NodeOf(id)
-		if got != want || ok != (want != 0) {
-			t.Errorf("NodeOf(%q) = %d, %v; want %d", id, got, ok, want)
-		}
-	}
-}
-
 func TestBuild_VerdictsAndVisibility(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 3, 0, 0, time.UTC)
 	c := NewCollector(nil)
-	observe(t, c, snap(10, t0, 11), t0)
-	observe(t, c, snap(11, t0, 10), t0)
+	// Node 10 runs as lic-a's ether10; node 11 is the sidecar world11 of
+	// lic-b spawned, so it runs as world11.
+	observe(t, c, withAgent(snap(10, t0, 11), "lic-a", "ether10"), t0)
+	observe(t, c, withAgent(snap(11, t0, 10), "lic-b", "world11"), t0)
 	insts := []store.SocialInstance{{License: "lic-a", Instance: "world10", Game: "worldsrv", State: "running"},
 		{License: "lic-a", Instance: "ether10", Game: "ether", State: "running"},
-		{License: "lic-b", Instance: "world11", Game: "worldsrv", State: "running"}}
+		{License: "lic-b", Instance: "world11", Game: "worldsrv", State: "running"},
+		{License: "lic-c", Instance: "ether10", Game: "ether", State: "running"}}
 	admin := &auth.Principal{Name: "root", Role: auth.RoleAdmin}
 	v := Build(c.Nodes(t0), insts, admin, t0)
 	if len(v.Clusters) != 1 || v.Clusters[0].Verdict != "All 2 nodes healthy" || v.Clusters[0].Severity != ui.SocialOK {
 		t.Fatalf("healthy: %+v", v.Clusters)
 	}
-	if got := v.Clusters[0].Nodes[0].Instances; len(got) != 2 || got[0].Name != "world10" && got[1].Name != "world10" {
+	if got := v.Clusters[0].Nodes[0].Instances; len(got) != 1 || got[0].Name != "ether10" || got[0].Host != "lic-a" ||
+		got[0].Href != "/hosts/lic-a/instances/ether10" {
 		t.Fatalf("node 10's instances: %+v", got)
 	}
-	down := snap(11, t0.Add(time.Second), 10)
+	down := withAgent(snap(11, t0.Add(time.Second), 10), "lic-b", "world11")
 	down.WorldLink = health.LinkDown
 	observe(t, c, down, t0.Add(time.Second))
 	v = Build(c.Nodes(t0.Add(time.Second)), insts, admin, t0.Add(time.Second))
@@ -194,15 +188,41 @@ func TestBuild_VerdictsAndVisibility(t *testing.T) {
 	if got := v.Clusters[0]; got.Severity != ui.SocialBad || !strings.HasPrefix(got.Verdict, "node 10: down, silent since 12:03:00 UTC") {
 		t.Fatalf("silent nodes: %q", got.Verdict)
 	}
-	op := &auth.Principal{Name: "op", Role: auth.RoleOperator, Licenses: []string{"lic-b"}}
-	v = Build(c.Nodes(t0), insts, op, t0)
-	if len(v.Clusters) != 1 || v.Clusters[0].Nodes[0].Hidden != 2 || len(v.Clusters[0].Nodes[1].Instances) != 1 || v.Rule == "" {
-		t.Fatalf("operator of lic-b: %+v", v.Clusters)
+	both := &auth.Principal{Name: "op", Role: auth.RoleOperator, Licenses: []string{"lic-a", "lic-b"}}
+	if v := Build(c.Nodes(t0), insts, both, t0); len(v.Clusters) != 1 || len(v.Clusters[0].Nodes) != 2 || v.Rule == "" {
+		t.Fatalf("operator of lic-a and lic-b: %+v", v.Clusters)
 	}
-	stranger := &auth.Principal{Name: "x", Role: auth.RoleViewer, Licenses: []string{"lic-z"}}
-	if v := Build(c.Nodes(t0), insts, stranger, t0); len(v.Clusters) != 0 || !v.Hidden {
-		t.Fatalf("stranger sees %+v", v.Clusters)
+	// One license of the two, or one with an instance named like a node of
+	// the cluster (lic-c's ether10), sees nothing of it.
+	for _, lic := range []string{"lic-b", "lic-c", "lic-z"} {
+		p := &auth.Principal{Name: "x", Role: auth.RoleOperator, Licenses: []string{lic}}
+		if v := Build(c.Nodes(t0), insts, p, t0); len(v.Clusters) != 0 || !v.Hidden {
+			t.Fatalf("operator of %s sees %+v", lic, v.Clusters)
+		}
 	}
+}
+
+// TestBuild_NodeNotRunByAnAgent: a node reporting no license is shown to
+// admins, flagged, and hides its cluster from everyone else.
+func TestBuild_NodeNotRunByAnAgent(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 3, 0, 0, time.UTC)
+	c := NewCollector(nil)
+	observe(t, c, withAgent(snap(10, t0, 11), "lic-a", "ether10"), t0)
+	observe(t, c, snap(11, t0, 10), t0)
+	admin := &auth.Principal{Name: "root", Role: auth.RoleAdmin}
+	v := Build(c.Nodes(t0), nil, admin, t0)
+	if len(v.Clusters) != 1 || v.Clusters[0].Nodes[0].NoAgent || !v.Clusters[0].Nodes[1].NoAgent {
+		t.Fatalf("admin: %+v", v.Clusters)
+	}
+	op := &auth.Principal{Name: "op", Role: auth.RoleOperator, Licenses: []string{"lic-a"}}
+	if v := Build(c.Nodes(t0), nil, op, t0); len(v.Clusters) != 0 || !v.Hidden {
+		t.Fatalf("operator of lic-a sees %+v", v.Clusters)
+	}
+}
+
+func withAgent(s health.Snapshot, license, instance string) health.Snapshot {
+	s.Agent = &health.Agent{License: license, Instance: instance}
+	return s
 }
 
 func TestIssues_PeersDatabaseLockBacklog(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -27,8 +28,9 @@ type etherNode struct {
 
 // etherCluster migrates a database for a cluster's nodes and returns a
 // function that starts node n of it on natsURL, publishing health every
-// 500 ms.
-func etherCluster(t *testing.T, natsURL, cluster string) func(node int) *etherNode {
+// 500 ms, with env added to its environment (an agent's
+// CORROSION_LICENSE_ID and CORROSION_INSTANCE_ID: see runAs).
+func etherCluster(t *testing.T, natsURL, cluster string) func(node int, env ...string) *etherNode {
 	t.Helper()
 	bin := testbin.Build(t, "./ether/cmd/ether")
 	dsn := pgtest.NewDatabase(t)
@@ -45,11 +47,11 @@ func etherCluster(t *testing.T, natsURL, cluster string) func(node int) *etherNo
 	if b, err := migrate.CombinedOutput(); err != nil {
 		t.Fatalf("ether migrate: %v\n%s", err, b)
 	}
-	return func(node int) *etherNode {
+	return func(node int, extra ...string) *etherNode {
 		t.Helper()
 		e := &etherNode{t: t, node: node, port: natstest.FreePort(t), out: &testbin.Output{}, exited: make(chan struct{})}
 		e.cmd = exec.Command(bin, "run", "--ether-port", strconv.Itoa(e.port))
-		e.cmd.Env = append(env, "RS_NODE_ID="+strconv.Itoa(node))
+		e.cmd.Env = append(append(slices.Clip(env), "RS_NODE_ID="+strconv.Itoa(node)), extra...)
 		e.cmd.Stdout, e.cmd.Stderr = e.out, e.out
 		if err := e.cmd.Start(); err != nil {
 			t.Fatalf("start ether %d: %v", node, err)
@@ -63,6 +65,11 @@ func etherCluster(t *testing.T, natsURL, cluster string) func(node int) *etherNo
 		})
 		return e
 	}
+}
+
+// runAs is the environment an agent of license gives its instance id (agent/supervise).
+func runAs(license, instance string) []string {
+	return []string{"CORROSION_LICENSE_ID=" + license, "CORROSION_INSTANCE_ID=" + instance}
 }
 
 // ConnectWorld opens a TCP connection to the node's world link (a world

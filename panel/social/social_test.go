@@ -64,8 +64,8 @@ func waitBody(t *testing.T, c *paneltest.Client, path string, want ...string) st
 // TestSocial_RealEtherNodes_UpThenDown: two real ether nodes publish health
 // on the panel's NATS; the page shows the cluster healthy with its world
 // instances, then node 11 killed (silent) and node 10 stopped (beacon) as
-// down; an operator granted only world11's host sees the cluster, a viewer
-// of another host does not.
+// down; an operator granted both nodes' hosts sees the cluster, one granted
+// only one of them does not, nor does a viewer of another host.
 func TestSocial_RealEtherNodes_UpThenDown(t *testing.T) {
 	p := startSocialPanel(t)
 	for _, l := range []string{"lic-a", "lic-b", "lic-z"} {
@@ -75,27 +75,27 @@ func TestSocial_RealEtherNodes_UpThenDown(t *testing.T) {
 	addSocialInstance(t, p, "lic-a", "world10", "worldsrv")
 	addSocialInstance(t, p, "lic-b", "world11", "worldsrv")
 	admin := p.Client(t, "root", p.AddUser(t, "root", auth.RoleAdmin))
-	op := p.Client(t, "op", p.AddUser(t, "op", auth.RoleOperator, "lic-b"))
+	op := p.Client(t, "op", p.AddUser(t, "op", auth.RoleOperator, "lic-a", "lic-b"))
+	half := p.Client(t, "half", p.AddUser(t, "half", auth.RoleOperator, "lic-b"))
 	stranger := p.Client(t, "stranger", p.AddUser(t, "stranger", auth.RoleViewer, "lic-z"))
 
 	start := etherCluster(t, p.NATSURL, "social")
-	n10, n11 := start(10), start(11)
+	n10, n11 := start(10, runAs("lic-a", "ether10")...), start(11, runAs("lic-b", "world11")...)
 	n10.ConnectWorld()
 	n11.ConnectWorld()
 	body := waitBody(t, admin, "/social", `data-cluster="social"`, "All 2 nodes healthy",
-		`href="/hosts/lic-a/instances/world10"`, `href="/hosts/lic-b/instances/world11"`)
+		`href="/hosts/lic-a/instances/ether10"`, `href="/hosts/lic-b/instances/world11"`)
 	for _, w := range []string{`data-node="10" data-state="up"`, `data-node="11" data-state="up"`, "Social health · Corrosion"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	opBody := waitBody(t, op, "/social/live", `data-cluster="social"`, `href="/hosts/lic-b/instances/world11"`,
-		"2 on hosts you have no grant for")
-	if strings.Contains(opBody, "lic-a") {
-		t.Error("the operator of lic-b sees lic-a's instance names")
-	}
-	if _, body := stranger.Get("/social"); strings.Contains(body, `data-cluster="social"`) || !strings.Contains(body, "No cluster with a node on your hosts") {
-		t.Errorf("a viewer of lic-z sees the cluster:\n%s", body)
+	waitBody(t, op, "/social/live", `data-cluster="social"`, `href="/hosts/lic-a/instances/ether10"`,
+		`href="/hosts/lic-b/instances/world11"`)
+	for name, c := range map[string]*paneltest.Client{"an operator of lic-b only": half, "a viewer of lic-z": stranger} {
+		if _, body := c.Get("/social"); strings.Contains(body, `data-cluster="social"`) || !strings.Contains(body, "No cluster runs on your hosts only") {
+			t.Errorf("%s sees the cluster:\n%s", name, body)
+		}
 	}
 
 	checkRealSnapshot(t, p)

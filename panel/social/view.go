@@ -19,35 +19,23 @@ import (
 const PendingWritesWarn = 100
 
 // VisibilityRule is the rule a non-admin sees on the page.
-const VisibilityRule = "you see the clusters with a node on a host you have a grant for"
+const VisibilityRule = "you see the clusters whose every node runs on a host you have a grant for"
 
-// NodeOf is the mapping of agent instances to ether nodes: an instance of
-// game ether or worldsrv whose id ends in the node's number (ether10 and
-// world10 are node 10). An id with no trailing number matches no node.
-func NodeOf(instance string) (int, bool) {
-	i := len(instance)
-	for i > 0 && instance[i-1] >= '0' && instance[i-1] <= '9' {
-		i--
-	}
-	n, err := strconv.Atoi(instance[i:])
-	if err != nil || n < 1 || n > 255 || instance[i] == '0' {
-		return 0, false
-	}
-	return n, true
-}
+// instKey names an agent instance.
+type instKey struct{ license, instance string }
 
 // Build turns the collector's nodes and the fleet's ether and world
-// instances into the page for p at now. An admin sees every cluster; anyone
-// else sees a cluster when at least one of its nodes matches an instance
-// on a license they can view (a friends list spans the whole cluster, so
-// they see all its nodes), with the instances of other licenses counted,
-// not named.
+// instances into the page for p at now. A node belongs to the license and
+// instance it reports itself (ether/health's Agent, which the agent passes
+// to every instance), never to one whose name looks like it. An admin sees
+// every cluster; anyone else sees a cluster only when every one of its
+// nodes reports a license they can view (a friends list spans the whole
+// cluster, so its figures belong to every license in it). A node that
+// reports no license is not run by an agent: only admins see it.
 func Build(nodes []NodeStatus, insts []store.SocialInstance, p *auth.Principal, now time.Time) ui.SocialView {
-	byNode := make(map[int][]store.SocialInstance)
+	fleet := make(map[instKey]store.SocialInstance, len(insts))
 	for _, si := range insts {
-		if n, ok := NodeOf(si.Instance); ok {
-			byNode[n] = append(byNode[n], si)
-		}
+		fleet[instKey{si.License, si.Instance}] = si
 	}
 	clusters := make(map[string][]NodeStatus)
 	for _, n := range nodes {
@@ -59,25 +47,28 @@ func Build(nodes []NodeStatus, insts []store.SocialInstance, p *auth.Principal, 
 	}
 	for _, name := range slices.Sorted(maps.Keys(clusters)) {
 		members := clusters[name]
-		if !p.IsAdmin() && !visible(members, byNode, p) {
+		if !Visible(members, p) {
 			v.Hidden = true
 			continue
 		}
-		v.Clusters = append(v.Clusters, buildCluster(name, members, byNode, p, now))
+		v.Clusters = append(v.Clusters, buildCluster(name, members, fleet, now))
 	}
 	slices.SortStableFunc(v.Clusters, func(a, b ui.SocialCluster) int { return rank(b.Severity) - rank(a.Severity) })
 	return v
 }
 
-func visible(members []NodeStatus, byNode map[int][]store.SocialInstance, p *auth.Principal) bool {
+// Visible is the tenant rule: p sees a cluster when p is an admin, or when
+// every node of it reports a license p can view.
+func Visible(members []NodeStatus, p *auth.Principal) bool {
+	if p.IsAdmin() {
+		return true
+	}
 	for _, n := range members {
-		for _, si := range byNode[n.Node] {
-			if p.CanView(si.License) {
-				return true
-			}
+		if a := n.Snap.Agent; a == nil || !p.CanView(a.License) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func rank(s ui.SocialSeverity) int {
@@ -90,10 +81,10 @@ func rank(s ui.SocialSeverity) int {
 	return 0
 }
 
-func buildCluster(name string, members []NodeStatus, byNode map[int][]store.SocialInstance, p *auth.Principal, now time.Time) ui.SocialCluster {
-	c := ui.SocialCluster{Name: name, Issues: Issues(members, stoppedWorlds(members, byNode, p))}
+func buildCluster(name string, members []NodeStatus, fleet map[instKey]store.SocialInstance, now time.Time) ui.SocialCluster {
+	c := ui.SocialCluster{Name: name, Issues: Issues(members, stoppedWorlds(members, fleet))}
 	for _, n := range members {
-		c.Nodes = append(c.Nodes, buildNode(n, byNode[n.Node], p, now))
+		c.Nodes = append(c.Nodes, buildNode(n, fleet, now))
 	}
 	c.Severity, c.Verdict = Verdict(len(members), c.Issues)
 	return c
@@ -121,23 +112,28 @@ func Verdict(nodes int, issues []ui.SocialIssue) (ui.SocialSeverity, string) {
 	return worst.Severity, text
 }
 
-// stoppedWorlds names, per node, the world instances the operator can see
-// that are not running ("world11 is stopped"): the likely reason for a
+// stoppedWorlds names, per node, the world instance a node reports it runs
+// as when it is not running ("world11 is stopped"): the likely reason for a
 // world link that is down.
-func stoppedWorlds(members []NodeStatus, byNode map[int][]store.SocialInstance, p *auth.Principal) map[int]string {
+func stoppedWorlds(members []NodeStatus, fleet map[instKey]store.SocialInstance) map[int]string {
 	out := make(map[int]string)
 	for _, n := range members {
-		var names []string
-		for _, si := range byNode[n.Node] {
-			if si.Game == "worldsrv" && si.State != "running" && p.CanView(si.License) {
-				names = append(names, si.Instance+" is "+si.State)
-			}
-		}
-		if len(names) > 0 {
-			out[n.Node] = strings.Join(names, ", ")
+		si, ok := instanceOf(n, fleet)
+		if ok && si.Game == "worldsrv" && si.State != "running" {
+			out[n.Node] = si.Instance + " is " + si.State
 		}
 	}
 	return out
+}
+
+// instanceOf is the fleet's instance the node reports it runs as.
+func instanceOf(n NodeStatus, fleet map[instKey]store.SocialInstance) (store.SocialInstance, bool) {
+	a := n.Snap.Agent
+	if a == nil {
+		return store.SocialInstance{}, false
+	}
+	si, ok := fleet[instKey{a.License, a.Instance}]
+	return si, ok
 }
 
 // Issues lists what is wrong in a cluster, node by node: down nodes, world
@@ -189,7 +185,7 @@ func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
 	return out
 }
 
-func buildNode(n NodeStatus, insts []store.SocialInstance, p *auth.Principal, now time.Time) ui.SocialNode {
+func buildNode(n NodeStatus, fleet map[instKey]store.SocialInstance, now time.Time) ui.SocialNode {
 	s := n.Snap
 	v := ui.SocialNode{Node: n.Node, Severity: ui.SocialOK, State: "up", Version: s.Version,
 		Uptime: duration(time.Duration(s.UptimeSeconds * float64(time.Second))), LinkUp: s.WorldLink == health.LinkUp,
@@ -226,13 +222,15 @@ func buildNode(n NodeStatus, insts []store.SocialInstance, p *auth.Principal, no
 			v.Drops = append(v.Drops, ui.SocialDrop{Cause: strings.ReplaceAll(cause, "_", " "), Count: c})
 		}
 	}
-	for _, si := range insts {
-		if !p.CanView(si.License) {
-			v.Hidden++
-			continue
+	switch a := s.Agent; {
+	case a == nil:
+		v.NoAgent = true
+	default:
+		ref := ui.SocialInstanceRef{Name: a.Instance, Host: a.License}
+		if si, ok := fleet[instKey{a.License, a.Instance}]; ok {
+			ref.State, ref.Href = si.State, "/hosts/"+si.License+"/instances/"+si.Instance
 		}
-		v.Instances = append(v.Instances, ui.SocialInstanceRef{Name: si.Instance, Host: si.License, State: si.State,
-			Href: "/hosts/" + si.License + "/instances/" + si.Instance})
+		v.Instances = append(v.Instances, ref)
 	}
 	return v
 }
