@@ -32,6 +32,7 @@ func (n *Node) Health() health.Snapshot {
 		LoginChecksAllowed: ss.LoginAllowed, LoginChecksDenied: ss.LoginDenied,
 		DBUp: n.store.Up(), DBRTTMillis: millis(n.store.RTT()), DBPendingWrites: n.store.Pending(),
 		NATSConnected: n.member.Connected(), Peers: nodeIDs(n.member.Peers()), Agent: n.cfg.Agent(),
+		World: n.world.Load(),
 	}
 	lock := n.member.LockState()
 	h.LoginLock, h.LoginLockReplicas = lock.String(), lock.Replicas

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/cluster"
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/ether/link"
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/ether/session"
@@ -37,7 +38,8 @@ type Node struct {
 	metricsL net.Listener
 
 	health  healthRates
-	crashed atomic.Bool // tests: Crash was called
+	world   atomic.Pointer[health.World] // the last WorldInfo a world sent; nil: none yet
+	crashed atomic.Bool                  // tests: Crash was called
 }
 
 // New checks the configuration and the database schema (refusing an
@@ -175,8 +177,26 @@ func (n *Node) watchRecovery(ctx context.Context) error {
 	}
 }
 
-// HandleFrame, WorldUp and WorldDown make the Node the link's handler.
-func (n *Node) HandleFrame(m proto.Message) { n.sessions.Handle(m) }
+// HandleFrame, WorldUp and WorldDown make the Node the link's handler. A
+// WorldInfo is the health snapshot's business, not the sessions'.
+func (n *Node) HandleFrame(m proto.Message) {
+	if wi, ok := m.(*proto.WorldInfo); ok {
+		n.setWorld(wi)
+		return
+	}
+	n.sessions.Handle(m)
+}
+
+// setWorld keeps who the world says it is for the health snapshot; it
+// stays after the world disconnects (the snapshot's world_link says so).
+func (n *Node) setWorld(wi *proto.WorldInfo) {
+	w := &health.World{License: string(wi.License), Instance: string(wi.Instance), PublicURL: string(wi.PublicURL)}
+	if err := w.Check(); err != nil {
+		n.log.Warn("ignoring the world's WorldInfo", "err", err)
+		return
+	}
+	n.world.Store(w)
+}
 
 // WorldUp is called when a world connects.
 func (n *Node) WorldUp() {}

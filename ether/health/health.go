@@ -1,7 +1,7 @@
 // Package health is an ether node's health snapshot: its JSON type, the
 // NATS subject it is published on ({cluster}.health.{node}) and the checked
 // decoder its readers use. ether publishes it and the panel decodes it with
-// this one type; the package imports nothing else of ours.
+// this one type; of ours it imports only ether/proto.
 package health
 
 import (
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/ether/proto"
 )
 
 // Snapshot is the health a node publishes every health interval on
@@ -46,6 +48,22 @@ type Snapshot struct {
 	LoginLock          string            `json:"login_lock"`          // LockOK or "unavailable: <why>"
 	LoginLockReplicas  int               `json:"login_lock_replicas"` // of the lock's bucket; 0 until it exists
 	Agent              *Agent            `json:"agent,omitempty"`     // who runs the node; nil: not run by a Corrosion agent
+	World              *World            `json:"world,omitempty"`     // who its world says it is (last WorldInfo); nil: not told
+}
+
+// World is what the node's world told it about itself (ether/proto's
+// WorldInfo): the license and instance its agent runs it as (empty: not
+// run by an agent) and the URL of its browser client (empty: none).
+type World struct {
+	License   string `json:"license_id,omitempty"`
+	Instance  string `json:"instance_id,omitempty"`
+	PublicURL string `json:"public_url,omitempty"`
+}
+
+// Check reports the first field that is not what a world may say (the
+// rule of the WorldInfo it came in, ether/proto).
+func (w *World) Check() error {
+	return proto.WorldInfo{License: []byte(w.License), Instance: []byte(w.Instance), PublicURL: []byte(w.PublicURL)}.Check()
 }
 
 // Agent names the agent instance a node runs as, as the agent told the
@@ -56,21 +74,9 @@ type Agent struct {
 	Instance string `json:"instance_id"`
 }
 
-// agentIDRE is what a license or instance id may be (the agent's rule,
-// agent/wire, which ether may not import; instance ids are its subset).
-var agentIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 // Check reports the first id that cannot be an agent's license or
-// instance id.
-func (a *Agent) Check() error {
-	switch {
-	case !agentIDRE.MatchString(a.License):
-		return fmt.Errorf("license id %q is not [A-Za-z0-9_-]{1,64}", a.License)
-	case !agentIDRE.MatchString(a.Instance):
-		return fmt.Errorf("instance id %q is not [A-Za-z0-9_-]{1,64}", a.Instance)
-	}
-	return nil
-}
+// instance id (the one rule, ether/proto's).
+func (a *Agent) Check() error { return proto.CheckAgentIDs(a.License, a.Instance) }
 
 // The world link states a snapshot may report, and the login lock's
 // working state.
@@ -157,6 +163,11 @@ func (s *Snapshot) check(cluster string, node int) error {
 	if s.Agent != nil {
 		if err := s.Agent.Check(); err != nil {
 			return fmt.Errorf("agent: %w", err)
+		}
+	}
+	if s.World != nil {
+		if err := s.World.Check(); err != nil {
+			return fmt.Errorf("world: %w", err)
 		}
 	}
 	for cause := range s.PMsDroppedBy {

@@ -37,6 +37,9 @@ func TestDecode_Refuses(t *testing.T) {
 		{"not JSON", "ether.health.10", "{", "unexpected EOF"},
 		{"negative sessions", "ether.health.10", strings.Replace(good, `{`, `{"sessions":-1,`, 1), "negative"},
 		{"peer zero", "ether.health.10", strings.Replace(good, `{`, `{"peers":[0],`, 1), "peer 0"},
+		{"agent with a dot", "ether.health.10", strings.Replace(good, `{`, `{"agent":{"license_id":"a.b","instance_id":"e"},`, 1), "license id"},
+		{"world url not http", "ether.health.10", strings.Replace(good, `{`, `{"world":{"public_url":"javascript:alert(1)"},`, 1), "public url"},
+		{"world instance alone", "ether.health.10", strings.Replace(good, `{`, `{"world":{"instance_id":"w10"},`, 1), "license id"},
 		{"too long", "ether.health.10", good + strings.Repeat(" ", MaxBytes), "more than"},
 	}
 	for _, c := range cases {

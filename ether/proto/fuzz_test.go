@@ -151,7 +151,7 @@ func TestFuzzCorpus(t *testing.T) {
 	for _, v := range vectors {
 		entries[filepath.Join("FuzzDecode", corpusName(v.name))] = v.payload
 	}
-	for _, p := range [][]byte{hx("10"), hx("81 | 0000000000000005 | 0002"), hx("07 00"), hx("01 | 0000000000000001")} {
+	for _, p := range [][]byte{hx("11"), hx("81 | 0000000000000005 | 0002"), hx("07 00"), hx("01 | 0000000000000001")} {
 		entries[filepath.Join("FuzzDecode", fmt.Sprintf("invalid-%x", p))] = p
 	}
 	entries[filepath.Join("FuzzReadFrame", "stream")] = smallStream()

@@ -74,6 +74,16 @@ type RefreshAll struct{}
 // WriteLinkAuth. At least 1 byte.
 type LinkAuth struct{ Token []byte }
 
+// WorldInfo (16) tells the sidecar who its world is, for its health
+// snapshot: license_len u8, license, instance_len u8, instance (the
+// CORROSION_LICENSE_ID and CORROSION_INSTANCE_ID its agent gave it; empty:
+// not run by an agent), then its public client URL (the rest of the
+// frame). Beyond the seed's table: sent after WorldRegister, and an ether
+// that does not know it drops it. A license or instance longer than 255
+// bytes is cut to 255 when encoded. At least 3 bytes. Decoded fields alias
+// the payload: copy them to keep them.
+type WorldInfo struct{ License, Instance, PublicURL []byte }
+
 func (WorldRegister) Op() Op     { return OpWorldRegister }
 func (PlayerLogin) Op() Op       { return OpPlayerLogin }
 func (PlayerLogout) Op() Op      { return OpPlayerLogout }
@@ -90,6 +100,7 @@ func (PlayerResync) Op() Op      { return OpPlayerResync }
 func (LoginCheck) Op() Op        { return OpLoginCheck }
 func (RefreshAll) Op() Op        { return OpRefreshAll }
 func (LinkAuth) Op() Op          { return OpLinkAuth }
+func (WorldInfo) Op() Op         { return OpWorldInfo }
 
 func (m WorldRegister) AppendPayload(b []byte) []byte {
 	return append(b, byte(OpWorldRegister), m.NodeID)
@@ -154,6 +165,13 @@ func (RefreshAll) AppendPayload(b []byte) []byte { return append(b, byte(OpRefre
 
 func (m LinkAuth) AppendPayload(b []byte) []byte {
 	return append(append(b, byte(OpLinkAuth)), m.Token...)
+}
+
+func (m WorldInfo) AppendPayload(b []byte) []byte {
+	lic, inst := m.License[:min(len(m.License), 255)], m.Instance[:min(len(m.Instance), 255)]
+	b = append(append(b, byte(OpWorldInfo), byte(len(lic))), lic...)
+	b = append(append(b, byte(len(inst))), inst...)
+	return append(b, m.PublicURL...)
 }
 
 // The decode methods take the whole payload, opcode first, whose opcode
@@ -236,5 +254,18 @@ func (m *RefreshAll) decode(p []byte) (Message, error) {
 
 func (m *LinkAuth) decode(p []byte) (Message, error) {
 	m.Token = rest(p, 1)
+	return m, nil
+}
+
+func (m *WorldInfo) decode(p []byte) (Message, error) {
+	lic := 2 + int(p[1]) // end of the license; the instance's length byte
+	if lic >= len(p) {
+		return nil, countError(p, lic+1, int(p[1]))
+	}
+	inst := lic + 1 + int(p[lic])
+	if inst > len(p) {
+		return nil, countError(p, inst, int(p[lic]))
+	}
+	m.License, m.Instance, m.PublicURL = p[2:lic:lic], p[lic+1:inst:inst], rest(p, inst)
 	return m, nil
 }

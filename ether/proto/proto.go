@@ -37,6 +37,7 @@ const (
 	OpLoginCheck        Op = 13
 	OpRefreshAll        Op = 14
 	OpLinkAuth          Op = 15 // beyond the seed's table: the world's link token
+	OpWorldInfo         Op = 16 // beyond the seed's table: who the world is and its client URL
 )
 
 // Outbound opcodes (ether → world).

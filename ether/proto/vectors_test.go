@@ -26,6 +26,7 @@ var (
 	_ Message = LoginCheck{}
 	_ Message = RefreshAll{}
 	_ Message = LinkAuth{}
+	_ Message = WorldInfo{}
 	_ Message = UpdateFriendList{}
 	_ Message = UpdateIgnoreList{}
 	_ Message = MessagePrivate{}
@@ -34,6 +35,7 @@ var (
 	_ Message = PlayerSaveAck{}
 	_ Message = LoginCheckResponse{}
 
+	_ Message = (*WorldInfo)(nil)
 	_ Message = (*WorldRegister)(nil)
 	_ Message = (*PlayerLogin)(nil)
 	_ Message = (*PlayerLogout)(nil)
@@ -197,6 +199,10 @@ var vectors = []vector{
 	{name: "LoginCheckResponse/false", msg: LoginCheckResponse{User37: u64max, Allowed: false},
 		payload: hx("86 | ffffffffffffffff | 00")},
 
+	{name: "WorldInfo", msg: WorldInfo{License: []byte("demo"), Instance: []byte("w10"), PublicURL: []byte("http://h:8080/")},
+		payload: hx("10 | 04 | 64656d6f | 03 | 773130 | 687474703a2f2f683a383038302f")},
+	{name: "WorldInfo/empty", msg: WorldInfo{}, payload: hx("10 | 00 | 00")},
+
 	// Decode-only: any non-zero byte is true.
 	{name: "PlayerSaveAck/2", msg: PlayerSaveAck{User37: 1, Success: true},
 		payload: hx("85 | 0000000000000001 | 02"), decodeOnly: true},
@@ -231,6 +237,7 @@ var variableHeads = map[Op]int{
 	OpPrivateMessage:     18,
 	OpPlayerSaveRequest:  9,
 	OpLinkAuth:           1,
+	OpWorldInfo:          3,
 	OpUpdateIgnoreList:   11,
 	OpMessagePrivate:     22,
 	OpPlayerLoadResponse: 9,

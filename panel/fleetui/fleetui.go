@@ -50,8 +50,17 @@ type Deps struct {
 	// Auth, when set, is asked again now and then who a live stream's
 	// operator is (server.Deps.Auth: the sessions): a stream of an operator
 	// who logged out or lost a grant ends instead of running on.
-	Auth   Authenticator
+	Auth Authenticator
+	// Worlds tells a world's browser client URL as the world reported it
+	// (panel/social's collector); nil: no world client links.
+	Worlds WorldURLs
 	Logger *slog.Logger
+}
+
+// WorldURLs finds the public client URL a world instance reported; "":
+// none reported.
+type WorldURLs interface {
+	PublicURL(license, instance string) string
 }
 
 // Authenticator finds the operator of a request (panel/auth's sessions).

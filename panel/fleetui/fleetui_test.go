@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/fleetui"
@@ -47,12 +48,21 @@ func TestFleet_ShowsHostAfterFirstHeartbeat(t *testing.T) {
 		}
 		return nil
 	})
-	// A world's overview links its browser client on the host the browser
-	// reached the panel at (node 10: port 8080, world 1).
+	// A world's overview links its browser client only once the world has
+	// reported its URL (through its sidecar's health snapshot): never a
+	// guess from its id and the panel's host.
+	if _, body := c.Get("/hosts/lic-a/instances/world10"); strings.Contains(body, "/client?world=") {
+		t.Errorf("world10's overview links a client it never reported")
+	}
+	reported, _ := json.Marshal(health.Snapshot{Node: 10, Cluster: "ether", Time: time.Now(), WorldLink: health.LinkUp,
+		World: &health.World{License: "lic-a", Instance: "world10", PublicURL: "https://play.example:9443/client?world=1"}})
 	poll.Until(t, 20*time.Second, func() error {
+		if err := p.NC.Publish(health.Subject("ether", 10), reported); err != nil {
+			return err
+		}
 		_, body := c.Get("/hosts/lic-a/instances/world10")
-		if !strings.Contains(body, `href="http://127.0.0.1:8080/client?world=1"`) {
-			return fmt.Errorf("world10's overview does not link its client")
+		if !strings.Contains(body, `href="https://play.example:9443/client?world=1"`) {
+			return fmt.Errorf("world10's overview does not link the client URL it reported")
 		}
 		return nil
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/social"
 )
 
 // hubs holds the live state hub of each test's latest panel life (a
@@ -51,7 +52,9 @@ func startPanel(t *testing.T) *paneltest.Panel {
 		}
 		hubs.of[t] = hub // the latest life's (a replica's too)
 		hubs.Unlock()
-		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Logger: d.Logger})}
+		worlds := social.NewCollector(d.Logger) // the worlds' client URLs, as the app wires it
+		d.Go(func(ctx context.Context) { _ = worlds.Run(ctx, d.NC) })
+		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Worlds: worlds, Logger: d.Logger})}
 	}})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -168,7 +167,9 @@ func (f *Feature) instance(w http.ResponseWriter, r *http.Request, p *auth.Princ
 	if err != nil {
 		return err
 	}
-	head.ClientURL = ClientURL(r, id, in.Game)
+	if f.d.Worlds != nil {
+		head.ClientURL = f.d.Worlds.PublicURL(license, id) // what the world reported; never a guess
+	}
 	evs, err := f.d.Store.Timeline(ctx, license, id, TimelineRows)
 	if err != nil {
 		return err
@@ -210,33 +211,4 @@ func notFound(err error, format string, a ...any) error {
 		return httpx.Errorf(http.StatusNotFound, format, a...)
 	}
 	return err
-}
-
-// ClientURL is the world browser client of a worldsrv instance, or "".
-// The heuristic (the panel does not know the world's ports): the node
-// number N is the instance id's trailing digits (world10 → 10), the world
-// serves HTTP on port 8070+N (DESIGN.md's port table) of the host the
-// browser reached the panel at, and its world number is N−9
-// (/client?world=W). Instances without trailing digits, or with a node
-// below 10, get no link.
-func ClientURL(r *http.Request, instance, game string) string {
-	if game != "worldsrv" {
-		return ""
-	}
-	i := len(instance)
-	for i > 0 && instance[i-1] >= '0' && instance[i-1] <= '9' {
-		i--
-	}
-	n, err := strconv.Atoi(instance[i:])
-	if err != nil || n < 10 || n > 1000 {
-		return ""
-	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]" // IPv6
-	}
-	return "http://" + host + ":" + strconv.Itoa(8070+n) + "/client?world=" + strconv.Itoa(n-9)
 }

@@ -288,3 +288,21 @@ func (c *Collector) Refused() uint64 {
 	defer c.mu.Unlock()
 	return c.bad
 }
+
+// PublicURL is the browser client URL the world instance (license,
+// instance) last reported to its sidecar, as the freshest snapshot naming
+// that world carries it; "" when no node reports one (the panel then shows
+// no link rather than guess).
+func (c *Collector) PublicURL(license, instance string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var url string
+	var at time.Time
+	for _, st := range c.nodes {
+		w := st.snap.World
+		if w != nil && w.License == license && w.Instance == instance && st.received.After(at) {
+			url, at = w.PublicURL, st.received
+		}
+	}
+	return url
+}

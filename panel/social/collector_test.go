@@ -180,8 +180,21 @@ func TestBuild_VerdictsAndVisibility(t *testing.T) {
 	stopped := append([]store.SocialInstance(nil), insts...)
 	stopped[2].State = "stopped"
 	v = Build(c.Nodes(t0.Add(time.Second)), stopped, admin, t0.Add(time.Second))
-	if got := v.Clusters[0].Verdict; got != "node 11: world link down since 12:03:01 UTC (world11 is stopped)" {
-		t.Fatalf("verdict with the world stopped: %q", got)
+	// Stopped on purpose is not broken (issue 17 point 15): said as
+	// stopped, by whom when the audit log knows.
+	if got := v.Clusters[0]; got.Verdict != "node 11: world world11 stopped" || got.Severity != ui.SocialStopped {
+		t.Fatalf("verdict with the world stopped: %q (%s)", got.Verdict, got.Severity)
+	}
+	stopped[2].StoppedBy, stopped[2].StoppedAt = "ada", t0.Add(-time.Minute)
+	v = Build(c.Nodes(t0.Add(time.Second)), stopped, admin, t0.Add(time.Second))
+	if got := v.Clusters[0]; got.Verdict != "node 11: world world11 stopped by ada at 12:02:00 UTC" || got.Severity != ui.SocialStopped ||
+		!got.Nodes[1].WorldStopped || got.Nodes[1].WorldLink != "world11 stopped by ada at 12:02:00 UTC" {
+		t.Fatalf("verdict with the world stopped by ada: %q (%s), node %+v", got.Verdict, got.Severity, got.Nodes[1])
+	}
+	stopped[2].State = "crashed"
+	v = Build(c.Nodes(t0.Add(time.Second)), stopped, admin, t0.Add(time.Second))
+	if got := v.Clusters[0]; got.Verdict != "node 11: world link down since 12:03:01 UTC (world11 is crashed)" || got.Severity != ui.SocialBad {
+		t.Fatalf("verdict with the world crashed: %q (%s)", got.Verdict, got.Severity)
 	}
 	later := t0.Add(time.Minute)
 	v = Build(c.Nodes(later), insts, admin, later)
@@ -238,5 +251,36 @@ func TestIssues_PeersDatabaseLockBacklog(t *testing.T) {
 		"warn: node 10: 100 writes waiting for the database", "warn: node 10 does not see node 11"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("issues:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestBuild_WorldReportedThroughItsSidecar: node 10 runs as lic-a's ether10
+// and reports its world (WorldInfo) as lic-a's world10: the page names both,
+// says the world is stopped, and the world's license counts for visibility.
+func TestBuild_WorldReportedThroughItsSidecar(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 3, 0, 0, time.UTC)
+	c := NewCollector(nil)
+	s := withAgent(snap(10, t0), "lic-a", "ether10")
+	s.WorldLink = health.LinkDown
+	s.World = &health.World{License: "lic-a", Instance: "world10", PublicURL: "http://h:8080/client?world=1"}
+	observe(t, c, s, t0)
+	insts := []store.SocialInstance{{License: "lic-a", Instance: "ether10", Game: "ether", State: "running"},
+		{License: "lic-a", Instance: "world10", Game: "worldsrv", State: "stopped", StoppedBy: "ada", StoppedAt: t0}}
+	op := &auth.Principal{Name: "op", Role: auth.RoleOperator, Licenses: []string{"lic-a"}}
+	v := Build(c.Nodes(t0), insts, op, t0)
+	if len(v.Clusters) != 1 || v.Clusters[0].Verdict != "node 10: world world10 stopped by ada at 12:03:00 UTC" ||
+		len(v.Clusters[0].Nodes[0].Instances) != 2 || v.Clusters[0].Nodes[0].Instances[1].Name != "world10" {
+		t.Fatalf("clusters %+v", v.Clusters)
+	}
+	if got := c.PublicURL("lic-a", "world10"); got != "http://h:8080/client?world=1" {
+		t.Fatalf("PublicURL = %q", got)
+	}
+	if got := c.PublicURL("lic-b", "world10"); got != "" {
+		t.Fatalf("PublicURL of another license's world10 = %q", got)
+	}
+	s.World.License = "lic-b"
+	observe(t, c, s, t0)
+	if v := Build(c.Nodes(t0), insts, op, t0); len(v.Clusters) != 0 {
+		t.Fatalf("a node whose world runs on lic-b is shown to lic-a's operator: %+v", v.Clusters)
 	}
 }

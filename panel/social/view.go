@@ -58,13 +58,17 @@ func Build(nodes []NodeStatus, insts []store.SocialInstance, p *auth.Principal, 
 }
 
 // Visible is the tenant rule: p sees a cluster when p is an admin, or when
-// every node of it reports a license p can view.
+// every node of it reports a license p can view (and so does the world it
+// reports, when it names one).
 func Visible(members []NodeStatus, p *auth.Principal) bool {
 	if p.IsAdmin() {
 		return true
 	}
 	for _, n := range members {
 		if a := n.Snap.Agent; a == nil || !p.CanView(a.License) {
+			return false
+		}
+		if w := n.Snap.World; w != nil && w.License != "" && !p.CanView(w.License) {
 			return false
 		}
 	}
@@ -74,17 +78,24 @@ func Visible(members []NodeStatus, p *auth.Principal) bool {
 func rank(s ui.SocialSeverity) int {
 	switch s {
 	case ui.SocialBad:
-		return 2
+		return 3
 	case ui.SocialWarn:
+		return 2
+	case ui.SocialStopped:
 		return 1
 	}
 	return 0
 }
 
 func buildCluster(name string, members []NodeStatus, fleet map[instKey]store.SocialInstance, now time.Time) ui.SocialCluster {
-	c := ui.SocialCluster{Name: name, Issues: Issues(members, stoppedWorlds(members, fleet))}
+	worlds := stoppedWorlds(members, fleet)
+	c := ui.SocialCluster{Name: name, Issues: Issues(members, worlds)}
 	for _, n := range members {
-		c.Nodes = append(c.Nodes, buildNode(n, fleet, now))
+		node := buildNode(n, fleet, now)
+		if wd, ok := worlds[n.Node]; ok && wd.stopped && !node.LinkUp {
+			node.WorldLink, node.WorldStopped = wd.text, true
+		}
+		c.Nodes = append(c.Nodes, node)
 	}
 	c.Severity, c.Verdict = Verdict(len(members), c.Issues)
 	return c
@@ -112,18 +123,43 @@ func Verdict(nodes int, issues []ui.SocialIssue) (ui.SocialSeverity, string) {
 	return worst.Severity, text
 }
 
-// stoppedWorlds names, per node, the world instance a node reports it runs
-// as when it is not running ("world11 is stopped"): the likely reason for a
-// world link that is down.
-func stoppedWorlds(members []NodeStatus, fleet map[instKey]store.SocialInstance) map[int]string {
-	out := make(map[int]string)
+// worldOf is the fleet's instance of the world a node reports (its last
+// WorldInfo), else the node's own instance when that is a world (a sidecar
+// the world spawned runs as the world).
+func worldOf(n NodeStatus, fleet map[instKey]store.SocialInstance) (store.SocialInstance, bool) {
+	if w := n.Snap.World; w != nil && w.License != "" {
+		si, ok := fleet[instKey{w.License, w.Instance}]
+		return si, ok
+	}
+	si, ok := instanceOf(n, fleet)
+	return si, ok && si.Game == "worldsrv"
+}
+
+// stoppedWorlds says, per node, why its world is not running, from the
+// world instance the node reports: "world11 stopped by ada at 12:03:04
+// UTC" when the audit log knows, "world11 is crashed" otherwise.
+func stoppedWorlds(members []NodeStatus, fleet map[instKey]store.SocialInstance) map[int]worldDown {
+	out := make(map[int]worldDown)
 	for _, n := range members {
-		si, ok := instanceOf(n, fleet)
-		if ok && si.Game == "worldsrv" && si.State != "running" {
-			out[n.Node] = si.Instance + " is " + si.State
+		si, ok := worldOf(n, fleet)
+		if !ok || si.State == "running" {
+			continue
 		}
+		d := worldDown{text: si.Instance + " is " + si.State, stopped: si.State == "stopped"}
+		if d.stopped && si.StoppedBy != "" {
+			d.text = si.Instance + " stopped by " + si.StoppedBy + " at " + clock(si.StoppedAt)
+		} else if d.stopped {
+			d.text = si.Instance + " stopped"
+		}
+		out[n.Node] = d
 	}
 	return out
+}
+
+// worldDown is why a node's world is not running.
+type worldDown struct {
+	text    string // "world11 stopped by ada at 12:03:04 UTC", "world11 is crashed"
+	stopped bool   // stopped on purpose: not a fault
 }
 
 // instanceOf is the fleet's instance the node reports it runs as.
@@ -140,7 +176,7 @@ func instanceOf(n NodeStatus, fleet map[instKey]store.SocialInstance) (store.Soc
 // links (with why, when worlds names a stopped world instance of the node),
 // database, NATS, the login lock, write backlogs and nodes that do not see
 // each other.
-func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
+func Issues(members []NodeStatus, worlds map[int]worldDown) []ui.SocialIssue {
 	var out []ui.SocialIssue
 	add := func(sev ui.SocialSeverity, format string, a ...any) {
 		out = append(out, ui.SocialIssue{Severity: sev, Text: fmt.Sprintf(format, a...)})
@@ -159,9 +195,14 @@ func Issues(members []NodeStatus, worlds map[int]string) []ui.SocialIssue {
 			add(ui.SocialBad, "node %d: down, silent since %s", n.Node, clock(n.DownSince))
 			continue
 		}
-		if s.WorldLink != health.LinkUp && worlds[n.Node] != "" {
-			add(ui.SocialBad, "node %d: world link down since %s (%s)", n.Node, clock(n.LinkDownSince), worlds[n.Node])
-		} else if s.WorldLink != health.LinkUp {
+		wd, known := worlds[n.Node]
+		switch {
+		case s.WorldLink == health.LinkUp:
+		case known && wd.stopped:
+			add(ui.SocialStopped, "node %d: world %s", n.Node, wd.text)
+		case known:
+			add(ui.SocialBad, "node %d: world link down since %s (%s)", n.Node, clock(n.LinkDownSince), wd.text)
+		default:
 			add(ui.SocialBad, "node %d: world link down since %s", n.Node, clock(n.LinkDownSince))
 		}
 		if !s.DBUp {
@@ -226,13 +267,22 @@ func buildNode(n NodeStatus, fleet map[instKey]store.SocialInstance, now time.Ti
 	case a == nil:
 		v.NoAgent = true
 	default:
-		ref := ui.SocialInstanceRef{Name: a.Instance, Host: a.License}
-		if si, ok := fleet[instKey{a.License, a.Instance}]; ok {
-			ref.State, ref.Href = si.State, "/hosts/"+si.License+"/instances/"+si.Instance
-		}
-		v.Instances = append(v.Instances, ref)
+		v.Instances = append(v.Instances, instRef(instKey{a.License, a.Instance}, fleet))
+	}
+	if w := s.World; w != nil && w.License != "" && (s.Agent == nil || *s.Agent != health.Agent{License: w.License, Instance: w.Instance}) {
+		v.Instances = append(v.Instances, instRef(instKey{w.License, w.Instance}, fleet))
 	}
 	return v
+}
+
+// instRef is a reported instance as the node row names it, linked when the
+// fleet has it.
+func instRef(k instKey, fleet map[instKey]store.SocialInstance) ui.SocialInstanceRef {
+	ref := ui.SocialInstanceRef{Name: k.instance, Host: k.license}
+	if si, ok := fleet[k]; ok {
+		ref.State, ref.Href = si.State, "/hosts/"+si.License+"/instances/"+si.Instance
+	}
+	return ref
 }
 
 func peers(ids []int) string {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // SocialInstance is an instance that can hold an ether node: a sidecar
@@ -13,14 +14,24 @@ type SocialInstance struct {
 	Game     string // "ether" or "worldsrv"
 	Label    string
 	State    string
+	// StoppedBy and StoppedAt name the operator whose stop is the
+	// instance's newest power action in the audit log, and when; "" and
+	// zero when the newest is not a stop (or there is none).
+	StoppedBy string
+	StoppedAt time.Time
 }
 
 // SocialInstances returns every ether and worldsrv instance of every
 // enabled license, ordered by license and instance, for the social page's
-// node-to-instance mapping.
+// node-to-instance mapping, each with who stopped it when the audit log
+// says so.
 func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state
+	rows, err := s.pool.Query(ctx, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state,
+			COALESCE(a.user_name, ''), COALESCE(a.at, 'epoch'::timestamptz)
 		FROM panel_instances i JOIN panel_licenses l ON l.id = i.license_id
+		LEFT JOIN LATERAL (SELECT target, user_name, at FROM panel_audit
+			WHERE license_id = i.license_id AND instance_id = i.instance_id AND action = 'instance.power' AND result = 'ok'
+			ORDER BY id DESC LIMIT 1) a ON a.target = 'stop'
 		WHERE i.game IN ('ether', 'worldsrv') AND NOT l.disabled
 		ORDER BY i.license_id, i.instance_id`)
 	if err != nil {
@@ -30,8 +41,11 @@ func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
 	var out []SocialInstance
 	for rows.Next() {
 		var si SocialInstance
-		if err := rows.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State); err != nil {
+		if err := rows.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt); err != nil {
 			return nil, fmt.Errorf("list social instances: %w", err)
+		}
+		if si.StoppedBy == "" {
+			si.StoppedAt = time.Time{}
 		}
 		out = append(out, si)
 	}

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 
+	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -87,6 +89,14 @@ type Config struct {
 	RCONListen string // --rcon-listen: Source RCON (default 127.0.0.1:25500+N)
 
 	LogLevel slog.Level // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+
+	// PublicURL is RS_PUBLIC_URL, --public-url: where players open this
+	// world's browser client, reported in /status and to the sidecar
+	// (default: http://<the HTTP address>/client?world=W, an unspecified
+	// host replaced by this machine's name).
+	PublicURL  string
+	LicenseID  string // CORROSION_LICENSE_ID, --license-id: the license whose agent runs this world (set by the agent); "": not run by one
+	InstanceID string // CORROSION_INSTANCE_ID, --instance-id: this world's instance id on that agent (set by the agent)
 }
 
 // ErrConfig marks an invalid configuration; the message names the flag.
@@ -130,6 +140,9 @@ func (c Config) Resolved() Config {
 	if c.RCONListen == "" {
 		c.RCONListen = hostPort(AdminHost, RCONPortBase+int(c.NodeID))
 	}
+	if c.PublicURL == "" {
+		c.PublicURL = defaultPublicURL(c.HTTPListen, c.World())
+	}
 	if !c.SeedSet {
 		c.Seed, c.SeedSet = terrain.DefaultSeed(c.NodeID), true
 	}
@@ -151,6 +164,28 @@ func newToken() string {
 }
 
 func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// defaultPublicURL is the browser client at the HTTP address listen; an
+// unspecified host (0.0.0.0, ::, none) is this machine's name.
+func defaultPublicURL(listen string, world int) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+		if name, err := os.Hostname(); err == nil && name != "" {
+			host = name
+		}
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, port), Path: "/client", RawQuery: "world=" + strconv.Itoa(world)}
+	return u.String()
+}
+
+// WorldInfo is what the world tells its sidecar about itself.
+func (c *Config) WorldInfo() proto.WorldInfo {
+	return proto.WorldInfo{License: []byte(c.LicenseID), Instance: []byte(c.InstanceID), PublicURL: []byte(c.PublicURL)}
+}
 
 // EtherAddr is the sidecar link address: always loopback.
 func (c *Config) EtherAddr() string { return hostPort("127.0.0.1", c.etherPort()) }

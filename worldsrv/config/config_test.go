@@ -35,7 +35,7 @@ func TestLoad_Defaults(t *testing.T) {
 		Seed: terrain.DefaultSeed(10), SeedSet: true, Biome: terrain.BiomeFromSeed(terrain.DefaultSeed(10)), BiomeSet: true,
 		MaxPlayers: 2000, MaxConnsPerIP: 10,
 		GameListen: "0.0.0.0:43594", HTTPListen: "0.0.0.0:8080", RCONListen: "127.0.0.1:25510",
-		LogLevel: slog.LevelInfo,
+		LogLevel: slog.LevelInfo, PublicURL: "http://" + hostname(t) + ":8080/client?world=1",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %#v\nwant %#v", c, want)
@@ -225,5 +225,37 @@ func TestLoad_Errors(t *testing.T) {
 func TestLoad_Help(t *testing.T) {
 	if _, err := Load([]string{"-h"}, noEnv); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+func hostname(t *testing.T) string {
+	t.Helper()
+	name, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// TestLoad_PublicURLAndAgent: the public URL defaults to the HTTP address
+// (its host when given), and is refused unless http(s); the agent's ids
+// are taken from the environment and checked.
+func TestLoad_PublicURLAndAgent(t *testing.T) {
+	c := mustLoad(t, []string{"--http-listen", "10.0.0.5:9000", "--node-id", "12"}, nil)
+	if c.PublicURL != "http://10.0.0.5:9000/client?world=3" {
+		t.Fatalf("public url %q", c.PublicURL)
+	}
+	c = mustLoad(t, nil, map[string]string{"RS_PUBLIC_URL": "https://play.example/w1", "CORROSION_LICENSE_ID": "demo", "CORROSION_INSTANCE_ID": "world10"})
+	if wi := c.WorldInfo(); string(wi.PublicURL) != "https://play.example/w1" || string(wi.License) != "demo" || string(wi.Instance) != "world10" {
+		t.Fatalf("world info %+v", wi)
+	}
+	for name, env := range map[string]map[string]string{
+		"javascript url": {"RS_PUBLIC_URL": "javascript:alert(1)"},
+		"relative url":   {"RS_PUBLIC_URL": "/client"},
+		"instance alone": {"CORROSION_INSTANCE_ID": "world10"},
+	} {
+		if _, err := Load(nil, func(k string) string { return env[k] }); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

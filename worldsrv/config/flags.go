@@ -45,6 +45,9 @@ func (c *Config) options() []option {
 		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: flagval.String(&c.GameListen), get: func() string { return c.GameListen }},
 		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: flagval.String(&c.HTTPListen), get: func() string { return c.HTTPListen }},
 		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: flagval.String(&c.RCONListen), get: func() string { return c.RCONListen }},
+		{flag: "public-url", env: "RS_PUBLIC_URL", usage: "where players open the browser client, reported to the panel (default http://<http-listen>/client?world=W; an unspecified host is this machine's name)", set: flagval.String(&c.PublicURL), get: func() string { return c.PublicURL }},
+		{flag: "license-id", env: "CORROSION_LICENSE_ID", usage: "license whose agent runs this world, reported in /status and to the sidecar (set by the agent)", set: flagval.String(&c.LicenseID), get: func() string { return c.LicenseID }},
+		{flag: "instance-id", env: "CORROSION_INSTANCE_ID", usage: "this world's instance id on its agent (set by the agent)", set: flagval.String(&c.InstanceID), get: func() string { return c.InstanceID }},
 		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: flagval.Level(&c.LogLevel), get: func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 )
@@ -15,7 +16,7 @@ import (
 // Validate names the first bad flag (and its variable, where it has one).
 // It never changes c: an unset field that Resolved would fill is fine.
 func (c Config) Validate() error {
-	checks := []func() error{c.checkNode, c.checkEther, c.checkDB, c.checkCluster, c.checkLimits, c.checkListen, c.checkMisc}
+	checks := []func() error{c.checkNode, c.checkEther, c.checkDB, c.checkCluster, c.checkLimits, c.checkListen, c.checkIdentity, c.checkMisc}
 	for _, check := range checks {
 		if err := check(); err != nil {
 			return err
@@ -122,6 +123,18 @@ func checkHostPort(addr string) error {
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("port %q is not 0-65535", port)
+	}
+	return nil
+}
+
+func (c Config) checkIdentity() error {
+	if c.LicenseID != "" || c.InstanceID != "" {
+		if err := proto.CheckAgentIDs(c.LicenseID, c.InstanceID); err != nil {
+			return bad("--license-id, --instance-id (CORROSION_LICENSE_ID, CORROSION_INSTANCE_ID)", "%v; the agent sets both", err)
+		}
+	}
+	if err := proto.CheckPublicURL(c.PublicURL); err != nil {
+		return bad("--public-url (RS_PUBLIC_URL)", "%v", err)
 	}
 	return nil
 }

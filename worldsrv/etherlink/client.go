@@ -142,8 +142,9 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	return true, time.Since(started), reason
 }
 
-// handshake writes LinkAuth (when a token is set) and WorldRegister, in
-// one write, before any other frame.
+// handshake writes LinkAuth (when a token is set), WorldRegister and
+// WorldInfo (when the world has something to say), in one write, before
+// any other frame.
 func (c *Client) handshake(nc net.Conn) error {
 	var b []byte
 	var err error
@@ -153,6 +154,11 @@ func (c *Client) handshake(nc net.Conn) error {
 		}
 	}
 	b, _ = proto.AppendFrame(b, proto.WorldRegister{NodeID: c.cfg.NodeID}) // 2 bytes: fits
+	if i := c.cfg.Info; len(i.License)+len(i.Instance)+len(i.PublicURL) > 0 {
+		if b, err = proto.AppendFrame(b, i); err != nil {
+			return fmt.Errorf("handshake: %w", err)
+		}
+	}
 	_ = nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
 	if _, err := nc.Write(b); err != nil {
 		return fmt.Errorf("handshake: write: %w", err)

@@ -17,19 +17,23 @@ import (
 )
 
 func TestClient_Handshake_IsTheFirstThingSent(t *testing.T) {
+	info := proto.WorldInfo{License: []byte("demo"), Instance: []byte("world10"), PublicURL: []byte("http://h:8080/client?world=1")}
 	tests := []struct {
 		name  string
 		token []byte
+		info  proto.WorldInfo
 		want  []proto.Message
 	}{
-		{"no token: WorldRegister first", nil, []proto.Message{proto.WorldRegister{NodeID: 42}}},
-		{"token: LinkAuth, then WorldRegister", []byte("s3cret"),
+		{"no token: WorldRegister first", nil, proto.WorldInfo{}, []proto.Message{proto.WorldRegister{NodeID: 42}}},
+		{"token: LinkAuth, then WorldRegister", []byte("s3cret"), proto.WorldInfo{},
 			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}}},
+		{"info: WorldRegister, then WorldInfo", []byte("s3cret"), info,
+			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}, info}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPeer(t)
-			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 42, Token: tt.token})
+			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 42, Token: tt.token, Info: tt.info})
 			s := p.accept()
 			s.expect(tt.want...)
 			expectKind(t, c, etherlink.Connected)

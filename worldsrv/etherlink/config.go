@@ -35,6 +35,10 @@ type Config struct {
 	// Token is the link token (the sidecar's RS_LINK_TOKEN); when set it is
 	// presented in a LinkAuth frame before anything else. Never logged.
 	Token []byte
+	// Info is what the world tells its sidecar about itself (WorldInfo,
+	// sent after WorldRegister when any field is set): who runs it and its
+	// public client URL, for the sidecar's health snapshot.
+	Info proto.WorldInfo
 	// Logger receives the link's state changes; nil: slog.Default().
 	Logger *slog.Logger
 

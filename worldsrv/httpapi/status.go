@@ -25,6 +25,17 @@ type Status struct {
 	UptimeS float64       `json:"uptime_s"`
 	Ether   EtherState    `json:"ether"`
 	Tick    TickStatus    `json:"tick"`
+	// PublicURL is where players open the browser client (--public-url).
+	PublicURL string `json:"public_url,omitempty"`
+	// Agent names who runs the world (CORROSION_LICENSE_ID and
+	// CORROSION_INSTANCE_ID); nil: not run by an agent.
+	Agent *AgentStatus `json:"agent,omitempty"`
+}
+
+// AgentStatus is /status's "agent".
+type AgentStatus struct {
+	License  string `json:"license_id"`
+	Instance string `json:"instance_id"`
 }
 
 // TickStatus is /status's "tick".

@@ -40,8 +40,13 @@ func (p *probe) Status() httpapi.Status {
 	for _, ph := range st.Phases {
 		tick.Phases[ph.Name] = httpapi.PhaseStatus{P50MS: ms(ph.P50), P99MS: ms(ph.P99)}
 	}
-	return httpapi.Status{Node: p.cfg.NodeID, World: p.cfg.World(), Seed: p.cfg.Seed, Biome: p.cfg.Biome,
-		Players: st.Players, UptimeS: time.Since(p.started).Seconds(), Ether: p.EtherState(), Tick: tick}
+	s := httpapi.Status{Node: p.cfg.NodeID, World: p.cfg.World(), Seed: p.cfg.Seed, Biome: p.cfg.Biome,
+		Players: st.Players, UptimeS: time.Since(p.started).Seconds(), Ether: p.EtherState(), Tick: tick,
+		PublicURL: p.cfg.PublicURL}
+	if p.cfg.LicenseID != "" {
+		s.Agent = &httpapi.AgentStatus{License: p.cfg.LicenseID, Instance: p.cfg.InstanceID}
+	}
+	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -110,7 +110,8 @@ func (w *World) startEther(ctx context.Context) error {
 	if cfg.Ether == config.EtherSpawn {
 		s, err := sidecar.New(sidecar.Config{Binary: cfg.EtherBin, NodeID: cfg.NodeID, Port: cfg.EtherPort,
 			DB:      sidecar.DB{Host: cfg.DBHost, Port: cfg.DBPort, Name: cfg.DBName, User: cfg.DBUser, Pass: cfg.DBPass},
-			Cluster: cfg.Cluster, LinkToken: cfg.LinkToken, Logger: w.log})
+			Cluster: cfg.Cluster, LinkToken: cfg.LinkToken, Logger: w.log,
+			Env: map[string]string{"CORROSION_LICENSE_ID": cfg.LicenseID, "CORROSION_INSTANCE_ID": cfg.InstanceID}})
 		if err != nil {
 			return err
 		}
@@ -123,7 +124,7 @@ func (w *World) startEther(ctx context.Context) error {
 		}
 	}
 	w.link = etherlink.New(etherlink.Config{Addr: cfg.EtherAddr(), NodeID: cfg.NodeID,
-		Token: []byte(cfg.LinkToken), Logger: w.log.With("component", "etherlink")})
+		Token: []byte(cfg.LinkToken), Info: cfg.WorldInfo(), Logger: w.log.With("component", "etherlink")})
 	return nil
 }
 

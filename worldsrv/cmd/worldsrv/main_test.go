@@ -237,11 +237,16 @@ func TestBadFlagExits2(t *testing.T) {
 }
 
 func TestEtherOff_LoginMapAndSIGTERM(t *testing.T) {
-	p := start(t, append([]string{"--node-id", "10", "--ether", "off", "--seed", "0xc0ffee"},
+	p := start(t, append([]string{"--node-id", "10", "--ether", "off", "--seed", "0xc0ffee",
+		"--license-id", "demo", "--instance-id", "world10", "--public-url", "https://play.example/w1"},
 		dbFlags(t, pgtest.NewDatabase(t))...)...)
 	st := p.status()
 	if st.Seed != 0xc0ffee || st.Node != 10 || st.World != 1 || st.Ether != httpapi.EtherOff {
 		t.Fatalf("/status %+v", st)
+	}
+	// Who runs it and where its client is, as the world reports them.
+	if st.PublicURL != "https://play.example/w1" || st.Agent == nil || *st.Agent != (httpapi.AgentStatus{License: "demo", Instance: "world10"}) {
+		t.Fatalf("/status public_url %q, agent %+v", st.PublicURL, st.Agent)
 	}
 	if want := fmt.Sprintf("world 1: seed 0xc0ffee biome %s", st.Biome); !strings.Contains(p.out.String(), want) {
 		t.Fatalf("log lacks %q", want)
