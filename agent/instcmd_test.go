@@ -159,7 +159,8 @@ restart = "on-crash"
 
 // TestAgent_GameSeesOnlyItsEnvironment: a secret in the agent's
 // environment (here also used for another instance's RCON password) does
-// not reach a game; the game's own env does.
+// not reach a game; the game's own env does, and so does who runs it
+// (CORROSION_LICENSE_ID, CORROSION_INSTANCE_ID: an env table cannot lie).
 func TestAgent_GameSeesOnlyItsEnvironment(t *testing.T) {
 	t.Setenv("CORROSION_TEST_SECRET", "s3cret-value")
 	h := newHarness(t, 60, `
@@ -168,8 +169,8 @@ id = "nosy"
 game = "generic"
 root = "{{root}}"
 exec = "{{game}}"
-args = ["-print-env", "CORROSION_TEST_SECRET,GIVEN,PATH"]
-env = { GIVEN = "yes" }
+args = ["-print-env", "CORROSION_TEST_SECRET,GIVEN,PATH,CORROSION_LICENSE_ID,CORROSION_INSTANCE_ID"]
+env = { GIVEN = "yes", CORROSION_LICENSE_ID = "someone-else" }
 
 [[instance]]
 id = "other"
@@ -183,6 +184,8 @@ password = "${CORROSION_TEST_SECRET}"
 	h.waitLine("nosy", "env GIVEN=yes")
 	h.waitLine("nosy", "env PATH=")
 	h.waitLine("nosy", "env CORROSION_TEST_SECRET unset")
+	h.waitLine("nosy", "env CORROSION_LICENSE_ID="+license)
+	h.waitLine("nosy", "env CORROSION_INSTANCE_ID=nosy")
 	if h.hasLine("nosy", "s3cret-value") {
 		t.Fatal("the agent's secret reached the game")
 	}
