@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
@@ -65,7 +66,12 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		return err
 	}
 	if r.Header.Get("HX-Request") == "true" {
-		return server.Render(w, r, http.StatusOK, ui.FileSaved(rep.Size))
+		size, modified := rep.Size, time.Now()
+		var st files.StatReply // the header shows what the agent now has
+		if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &st); err == nil {
+			size, modified = st.Size, st.Modified
+		}
+		return server.Render(w, r, http.StatusOK, ui.FileSaved(tabURL(license, instance, ""), fp, size, modified))
 	}
 	http.Redirect(w, r, viewURL(license, instance, fp)+"&done=saved", http.StatusSeeOther)
 	return nil
