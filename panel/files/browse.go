@@ -10,7 +10,6 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -32,7 +31,7 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -40,7 +39,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
 	return ui.FilesView{Head: head, Base: ui.InstanceURL(license, instance) + "/files", Dir: dir,
-		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: console.WhyNot(p, license),
+		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: server.WhyNot(p, license),
 		UploadMax: ui.FileSize(f.uploadMax())}
 }
 
@@ -117,7 +116,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 )
@@ -14,7 +13,7 @@ import (
 // rename serves POST …/files/rename: "from" to "to" (a full path, or a
 // bare name for the same folder).
 func (f *Feature) rename(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -50,7 +49,7 @@ func sameFolder(from, to, what string) (string, error) {
 
 // remove serves POST …/files/delete: a file or a folder tree.
 func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Princip
 // archive serves POST …/files/archive: "paths" (one or more) into the
 // archive "to" (.zip, .tar.gz or .tgz).
 func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Princi
 
 // extract serves POST …/files/extract: archive "path" into folder "to".
 func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}

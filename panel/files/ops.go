@@ -15,7 +15,6 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -42,7 +41,7 @@ func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) /
 // save serves POST …/files/save: the editor's text (fields path, content,
 // eol) written over the file.
 func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if err := f.call(ctx, license, instance, "fm_save", map[string]string{"path": fp, "content": content}, &rep); err != nil {
 		return err
 	}
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		return server.Render(w, r, http.StatusOK, ui.FileSaved(rep.Size))
 	}
 	http.Redirect(w, r, viewURL(license, instance, fp)+"&done=saved", http.StatusSeeOther)
@@ -74,7 +73,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // upload serves POST …/files/upload: a multipart file (field "file") into
 // folder "dir"; an existing file is replaced only with "replace" set.
 func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -164,7 +163,7 @@ func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string
 
 // mkdir serves POST …/files/mkdir: folder "name" inside "dir".
 func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}

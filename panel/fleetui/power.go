@@ -32,7 +32,7 @@ func (a PowerAction) valid() bool { return a == Start || a == Stop || a == Resta
 // the agent accepted or refused the action (no "wait"): the new state
 // reaches the page over the live stream. A refusal is an error in words.
 func (f *Feature) power(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, id, err := pathIDs(r)
+	license, id, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (f *Feature) power(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	if err := f.d.Agents.Instance(ctx, license, id, string(action), nil, nil); err != nil {
 		return powerError(err)
 	}
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
