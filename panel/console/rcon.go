@@ -36,7 +36,7 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // gets the tab with that entry.
 func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	var rep wire.RCONReply
-	cmd, err := f.relayLine(r, "command", "rcon", &rep)
+	cmd, err := f.relayLine(r, "command", wire.FuncRCON, &rep)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
@@ -37,7 +38,7 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // send serves POST …/console/send: one line (form field "line") to the
 // game's stdin through the agent's send func.
 func (f *Feature) send(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	if _, err := f.relayLine(r, "line", "send", nil); err != nil {
+	if _, err := f.relayLine(r, "line", wire.FuncSend, nil); err != nil {
 		return err
 	}
 	if server.IsHTMX(r) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -50,7 +51,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ListReply
-	err = f.agent.Files(ctx, license, instance, "fm_list", map[string]string{"path": dir}, &rep)
+	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
 	var ae *agentc.AgentError
 	switch {
 	case errors.As(err, &ae) && ae.Code == "not_a_directory" && dir != "":
@@ -134,7 +135,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // readText fills the editor from the file, or marks it binary.
 func (f *Feature) readText(ctx context.Context, license, instance, fp string, v *ui.FileEditView) error {
 	var rd files.ReadReply
-	err := f.agent.Files(ctx, license, instance, "fm_read", map[string]any{"path": fp}, &rd)
+	err := f.agent.Files(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp}, &rd)
 	var ae *agentc.AgentError
 	switch {
 	case errors.As(err, &ae) && (ae.Code == "reply_too_large" || ae.Code == "too_large"):

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -120,7 +121,7 @@ func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) 
 		return target{}, err
 	}
 	t := target{license: license, instance: instance, path: fp}
-	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &t.stat); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, &t.stat); err != nil {
 		return target{}, err
 	}
 	return t, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
@@ -31,7 +32,7 @@ func (f *Feature) rename(w http.ResponseWriter, r *http.Request, p *auth.Princip
 	}
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	if err := f.call(ctx, license, instance, "fm_rename", map[string]string{"from": from, "to": to}, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMRename, map[string]string{"from": from, "to": to}, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(to), "renamed", to)
@@ -60,7 +61,7 @@ func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Princip
 	server.SetAuditTarget(r, display(fp))
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	if err := f.call(ctx, license, instance, "fm_delete", map[string]string{"path": fp}, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMDelete, map[string]string{"path": fp}, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(fp), "deleted", fp)
@@ -99,7 +100,7 @@ func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ArchiveReply
-	if err := f.call(ctx, license, instance, "fm_archive", map[string]any{"paths": paths, "to": to}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMArchive, map[string]any{"paths": paths, "to": to}, &rep); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(to), "archived", to)
@@ -124,7 +125,7 @@ func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ExtractReply
-	if err := f.call(ctx, license, instance, "fm_extract", map[string]string{"path": from, "to": to}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMExtract, map[string]string{"path": from, "to": to}, &rep); err != nil {
 		return err
 	}
 	done(w, r, license, instance, to, "extracted", to)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -60,7 +61,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.SaveReply
-	if err := f.call(ctx, license, instance, "fm_save", map[string]string{"path": fp, "content": content}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, map[string]string{"path": fp, "content": content}, &rep); err != nil {
 		return err
 	}
 	if server.IsHTMX(r) {
@@ -105,7 +106,7 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		}
 	}
 	args := map[string]string{"path": fp, "content": base64.StdEncoding.EncodeToString(data), "encoding": files.EncodingBase64}
-	if err := f.call(ctx, license, instance, "fm_save", args, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, args, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, dir, "uploaded", fp)
@@ -148,7 +149,7 @@ func uploadName(fh *multipart.FileHeader) (string, error) {
 
 // mustNotExist refuses a path that already exists.
 func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string) error {
-	err := f.agent.Files(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, nil)
+	err := f.agent.Files(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, nil)
 	var ae *agentc.AgentError
 	switch {
 	case err == nil:
@@ -180,7 +181,7 @@ func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.MkdirReply
-	if err := f.call(ctx, license, instance, "fm_mkdir", map[string]string{"path": fp}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMMkdir, map[string]string{"path": fp}, &rep); err != nil {
 		return err
 	}
 	if !rep.Created {
