@@ -61,10 +61,10 @@ type Action string
 
 // Power actions, named as the instance command funcs that ask for them.
 const (
-	ActionStart   Action = "start"
-	ActionStop    Action = "stop"
-	ActionRestart Action = "restart"
-	ActionKill    Action = "kill"
+	ActionStart   Action = wire.FuncStart
+	ActionStop    Action = wire.FuncStop
+	ActionRestart Action = wire.FuncRestart
+	ActionKill    Action = wire.FuncKill
 )
 
 // Errors returned by power actions.

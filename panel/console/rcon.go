@@ -18,16 +18,16 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	license, instance, err := InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
-		CanSend: p.CanAct(license), Why: WhyNot(p, license), Entries: entries}
+		CanSend: p.CanAct(license), Why: server.WhyNot(p, license), Entries: entries}
 	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
 }
 
@@ -36,12 +36,12 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // gets the tab with that entry.
 func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	var rep wire.RCONReply
-	cmd, err := f.relayLine(r, "command", "rcon", &rep)
+	cmd, err := f.relayLine(r, "command", wire.FuncRCON, &rep)
 	if err != nil {
 		return err
 	}
 	e := ui.RCONEntry{Command: cmd, Output: rep.Output, At: time.Now().UTC()}
-	if isHTMX(r) {
+	if server.IsHTMX(r) {
 		return server.Render(w, r, http.StatusOK, ui.RCONEntryView(e))
 	}
 	return f.renderRCON(w, r, p, []ui.RCONEntry{e})

@@ -10,6 +10,7 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // Stream pacing and sizes.
@@ -45,7 +46,7 @@ const (
 // stream serves GET …/console/stream: the backlog, then live lines in
 // batches, until the browser leaves.
 func (f *Feature) stream(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (f *Feature) sendBacklog(ctx context.Context, sw *sseWriter, wt *Watcher, l
 	bctx, cancel := context.WithTimeout(ctx, backlogTimeout)
 	defer cancel()
 	var logs wire.LogsReply
-	err := f.agent.Instance(bctx, license, instance, "logs", map[string]int{"lines": BacklogLines}, &logs)
+	err := f.agent.Instance(bctx, license, instance, wire.FuncLogs, map[string]int{"lines": BacklogLines}, &logs)
 	if err != nil {
 		_, msg := agentc.Describe(err)
 		if werr := sw.event(EventBacklog, linesEvent{Lines: []line{}}); werr != nil {

@@ -102,7 +102,7 @@ func (a *agentProc) stopInstances(nc *nats.Conn, ids []string) {
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			req, _ := json.Marshal(map[string]any{"func": "stop", "wait": true,
+			req, _ := json.Marshal(map[string]any{"func": wire.FuncStop, "wait": true,
 				"timeout_seconds": int(instanceStopBudget / time.Second)})
 			msg, err := nc.Request(wire.CmdSubject(License, id), req, instanceStopBudget+5*time.Second)
 			if err != nil {

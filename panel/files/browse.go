@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -32,7 +32,7 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ListReply
-	err = f.agent.Files(ctx, license, instance, "fm_list", map[string]string{"path": dir}, &rep)
+	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
 	var ae *agentc.AgentError
 	switch {
 	case errors.As(err, &ae) && ae.Code == "not_a_directory" && dir != "":
@@ -67,7 +67,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
 	return ui.FilesView{Head: head, Base: ui.InstanceURL(license, instance) + "/files", Dir: dir,
-		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: console.WhyNot(p, license),
+		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: server.WhyNot(p, license),
 		UploadMax: ui.FileSize(f.uploadMax())}
 }
 
@@ -117,7 +117,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // readText fills the editor from the file, or marks it binary.
 func (f *Feature) readText(ctx context.Context, license, instance, fp string, v *ui.FileEditView) error {
 	var rd files.ReadReply
-	err := f.agent.Files(ctx, license, instance, "fm_read", map[string]any{"path": fp}, &rd)
+	err := f.agent.Files(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp}, &rd)
 	var ae *agentc.AgentError
 	switch {
 	case errors.As(err, &ae) && (ae.Code == "reply_too_large" || ae.Code == "too_large"):

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -79,7 +80,7 @@ func (f *Feature) chunk(r *http.Request, license, instance, fp string, off int64
 	for {
 		ctx, cancel := contextFor(r)
 		var rd files.ReadReply
-		err := f.agent.Files(ctx, license, instance, "fm_read", map[string]any{"path": fp, "offset": off, "limit": limit}, &rd)
+		err := f.agent.Files(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp, "offset": off, "limit": limit}, &rd)
 		cancel()
 		var ae *agentc.AgentError
 		if errors.As(err, &ae) && ae.Code == "reply_too_large" && limit > chunkMin {

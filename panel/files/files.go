@@ -14,9 +14,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -25,16 +25,16 @@ import (
 // Deps are what the files feature needs.
 type Deps struct {
 	NATS   *nats.Conn
-	Head   console.HeadFunc // nil: a header with the ids only
+	Head   server.HeadFunc // nil: a header with the ids only
 	Logger *slog.Logger
 }
 
 // Feature serves the file manager tab and its operations.
 type Feature struct {
-	nc    *nats.Conn       // immutable after New
-	agent *agentc.Client   // immutable after New
-	head  console.HeadFunc // immutable after New
-	log   *slog.Logger     // immutable after New
+	nc    *nats.Conn      // immutable after New
+	agent *agentc.Client  // immutable after New
+	head  server.HeadFunc // immutable after New
+	log   *slog.Logger    // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)
@@ -65,13 +65,6 @@ func (f *Feature) Routes() []httpx.Route {
 	}
 }
 
-func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
-	if f.head != nil {
-		return f.head(ctx, p, license, instance)
-	}
-	return console.MinimalHead(p, license, instance), nil
-}
-
 // call runs an fm_* func, its error put in words.
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
 	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
@@ -100,7 +93,7 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 		sep = "&"
 	}
 	target += sep + "done=" + url.QueryEscape(what) + "&target=" + url.QueryEscape(path)
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -119,7 +112,7 @@ type target struct {
 // statTarget reads the request's instance and path (what: the operation,
 // for messages) and stats the path through the agent.
 func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) (target, error) {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return target{}, err
 	}
@@ -128,7 +121,7 @@ func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) 
 		return target{}, err
 	}
 	t := target{license: license, instance: instance, path: fp}
-	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &t.stat); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, &t.stat); err != nil {
 		return target{}, err
 	}
 	return t, nil

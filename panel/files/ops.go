@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -43,7 +43,7 @@ func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) /
 // save serves POST …/files/save: the editor's text (fields path, content,
 // eol) written over the file.
 func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -62,13 +62,13 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.SaveReply
-	if err := f.call(ctx, license, instance, "fm_save", map[string]string{"path": fp, "content": content}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, map[string]string{"path": fp, "content": content}, &rep); err != nil {
 		return err
 	}
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		size, modified := rep.Size, time.Now()
 		var st files.StatReply // the header shows what the agent now has
-		if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &st); err == nil {
+		if err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, &st); err == nil {
 			size, modified = st.Size, st.Modified
 		}
 		return server.Render(w, r, http.StatusOK, ui.FileSaved(tabURL(license, instance, ""), fp, size, modified))
@@ -80,7 +80,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // upload serves POST …/files/upload: a multipart file (field "file") into
 // folder "dir"; an existing file is replaced only with "replace" set.
 func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		}
 	}
 	args := map[string]string{"path": fp, "content": base64.StdEncoding.EncodeToString(data), "encoding": files.EncodingBase64}
-	if err := f.call(ctx, license, instance, "fm_save", args, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, args, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, dir, "uploaded", fp)
@@ -155,7 +155,7 @@ func uploadName(fh *multipart.FileHeader) (string, error) {
 
 // mustNotExist refuses a path that already exists.
 func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string) error {
-	err := f.agent.Files(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, nil)
+	err := f.agent.Files(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, nil)
 	var ae *agentc.AgentError
 	switch {
 	case err == nil:
@@ -170,7 +170,7 @@ func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string
 
 // mkdir serves POST …/files/mkdir: folder "name" inside "dir".
 func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.MkdirReply
-	if err := f.call(ctx, license, instance, "fm_mkdir", map[string]string{"path": fp}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMMkdir, map[string]string{"path": fp}, &rep); err != nil {
 		return err
 	}
 	if !rep.Created {

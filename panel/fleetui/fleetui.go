@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -93,27 +92,3 @@ const (
 	SparkSamples = 30              // points of a fleet row's sparkline
 	powerTimeout = 5 * time.Second // the agent replies when the action is accepted or refused
 )
-
-// pathIDs returns the request's {license} and {instance}, 404 when they
-// cannot be ids (nothing with such a name exists).
-func pathIDs(r *http.Request) (license, instance string, err error) {
-	license, instance = r.PathValue("license"), r.PathValue("instance")
-	if !wire.ValidLicenseID(license) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no host %q", license)
-	}
-	if r.PathValue("instance") != "" && !wire.ValidInstanceID(instance) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q", instance)
-	}
-	return license, instance, nil
-}
-
-// actorWhy says why p may not act on license, or "" when it may.
-func actorWhy(p *auth.Principal, license string) string {
-	switch {
-	case p.CanAct(license):
-		return ""
-	case p != nil && p.Role == auth.RoleViewer:
-		return "you are a viewer"
-	}
-	return "you have no grant for this license"
-}

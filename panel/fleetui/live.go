@@ -7,6 +7,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 )
@@ -29,7 +30,7 @@ func (f *Feature) liveHost(w http.ResponseWriter, r *http.Request, p *auth.Princ
 	if f.d.Live == nil {
 		return httpx.Errorf(http.StatusServiceUnavailable, "live updates are not available on this panel")
 	}
-	license, _, err := pathIDs(r)
+	license, _, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}

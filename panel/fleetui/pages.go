@@ -110,7 +110,7 @@ func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.H
 
 // host serves a host's page.
 func (f *Feature) host(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, _, err := pathIDs(r)
+	license, _, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (f *Feature) host(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	}
 	hp := hostPage(h, sparkOf(tail), now)
 	hp.Charts = charts(samples)
-	why := actorWhy(p, license)
+	why := server.WhyNot(p, license)
 	for _, in := range insts {
 		hp.Instances = append(hp.Instances, instanceRow(in, hp.Row.Online, hp.Row.Stale, why, now))
 	}
@@ -159,7 +159,7 @@ func hostPage(h store.Host, spark []float64, now time.Time) ui.HostPage {
 
 // instance serves an instance's overview tab.
 func (f *Feature) instance(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, id, err := pathIDs(r)
+	license, id, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func head(ctx context.Context, st Store, license, id string, p *auth.Principal, 
 		return ui.InstanceHead{}, store.Instance{}, notFound(err, "host %s has no instance %s", license, id)
 	}
 	row := hostRow(h, nil, now)
-	why := actorWhy(p, license)
+	why := server.WhyNot(p, license)
 	return ui.InstanceHead{
 		License: license, Instance: id, Label: in.Label, Game: in.Game, State: string(in.State),
 		StateSince: in.StateSince, Uptime: time.Duration(in.UptimeSeconds) * time.Second, CrashCount: in.CrashCount,

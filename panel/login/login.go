@@ -191,7 +191,7 @@ func (f *Feature) logout(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		return httpx.Wrap(http.StatusInternalServerError, "the panel could not end your session; try again", err)
 	}
 	f.d.Sessions.ClearCookie(w, r)
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", "/login?loggedout=1")
 		w.WriteHeader(http.StatusNoContent)
 		return nil

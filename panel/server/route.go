@@ -81,15 +81,12 @@ func allowed(need httpx.Need, p *auth.Principal, license string) error {
 			return httpx.Errorf(http.StatusForbidden, "only admins can do that")
 		}
 	case httpx.Act:
-		if p.Role == auth.RoleViewer {
-			return httpx.Errorf(http.StatusForbidden, "you are a viewer")
-		}
-		if license != "" && !p.CanAct(license) {
-			return httpx.Errorf(http.StatusForbidden, "you have no grant for license %s", license)
+		if why := WhyNot(p, license); why != "" {
+			return httpx.Errorf(http.StatusForbidden, "%s", why)
 		}
 	case httpx.View:
 		if license != "" && !p.CanView(license) {
-			return httpx.Errorf(http.StatusForbidden, "you have no grant for license %s", license)
+			return httpx.Errorf(http.StatusForbidden, "%s", noGrant(license))
 		}
 	}
 	return nil
@@ -146,7 +143,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *auth.Principal,
 		// the operator in words: not the panel's own failure.
 		s.log.Info("request not served", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
-	if isHTMX(r) || r.Header.Get("Accept") == "text/event-stream" || r.Method != http.MethodGet {
+	if IsHTMX(r) || r.Header.Get("Accept") == "text/event-stream" || r.Method != http.MethodGet {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)

@@ -180,10 +180,6 @@ func notFound(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	return httpx.Errorf(http.StatusNotFound, "there is no page at %s", r.URL.Path)
 }
 
-// isHTMX reports whether the request came from htmx (render fragments and
-// plain-text errors rather than whole pages).
-func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
-
 // PageFor is the frame data of a page for a principal.
 func PageFor(p *auth.Principal, title string, nav ui.Nav) ui.Page {
 	pg := ui.Page{Title: title, Nav: nav}
@@ -214,7 +210,7 @@ func loginRedirect(w http.ResponseWriter, r *http.Request) {
 		next = "/"
 	}
 	target := "/login?next=" + urlQueryEscape(next)
-	if isHTMX(r) {
+	if IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusUnauthorized)
 		return
