@@ -87,6 +87,7 @@ func TestBrowser_EditAndSaveFile(t *testing.T) {
 		t.Fatalf("on disk after the browser saved: %q, want %q (status %q)", got, want, status)
 	}
 	deleteWithConfirmation(t, e, tab)
+	newFile(t, e, tab)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %q", errs)
 	}
@@ -110,6 +111,31 @@ func checkListingLayout(t *testing.T, tab context.Context) {
 	}
 	if d := got.ButtonMid - got.InputMid; d > 2 || d < -2 {
 		t.Errorf("the New folder button's middle is %.1f px off its input's", d)
+	}
+}
+
+// newFile creates cfg/notes.txt from the listing's New file form: the editor
+// opens on the empty file, and the same name again is refused in words.
+func newFile(t *testing.T, e *env, tab context.Context) {
+	t.Helper()
+	var refusal string
+	browsertest.Run(t, tab, 30*time.Second, "create cfg/notes.txt",
+		chromedp.Navigate(e.p.URL+fbase+"?path=cfg"),
+		chromedp.SendKeys(`[data-new-file] input[name=name]`, "notes.txt", chromedp.ByQuery),
+		chromedp.Click(`[data-new-file] button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`textarea.editor`, chromedp.ByQuery),
+		waitText(`.fileinfo`, "0 B"),
+		chromedp.Navigate(e.p.URL+fbase+"?path=cfg"),
+		chromedp.SendKeys(`[data-new-file] input[name=name]`, "notes.txt", chromedp.ByQuery),
+		chromedp.Click(`[data-new-file] button`, chromedp.ByQuery),
+		waitText(`[data-new-file] [data-error]`, "already exists"),
+		chromedp.Text(`[data-new-file] [data-error]`, &refusal, chromedp.ByQuery),
+	)
+	if !e.exists("cfg/notes.txt") || e.read(t, "cfg/notes.txt") != "" {
+		t.Fatalf("cfg/notes.txt after New file: exists %v", e.exists("cfg/notes.txt"))
+	}
+	if !strings.Contains(refusal, "/cfg/notes.txt already exists") {
+		t.Fatalf("the second New file said %q", refusal)
 	}
 }
 

@@ -58,6 +58,7 @@ func (f *Feature) Routes() []httpx.Route {
 		{Pattern: "POST " + base + "/save", Need: httpx.Act, Audit: "files.save", Handler: f.save},
 		{Pattern: "POST " + base + "/upload", Need: httpx.Act, Audit: "files.upload", Handler: f.upload},
 		{Pattern: "POST " + base + "/mkdir", Need: httpx.Act, Audit: "files.mkdir", Handler: f.mkdir},
+		{Pattern: "POST " + base + "/newfile", Need: httpx.Act, Audit: "files.create", Handler: f.newFile},
 		{Pattern: "POST " + base + "/rename", Need: httpx.Act, Audit: "files.rename", Handler: f.rename},
 		{Pattern: "POST " + base + "/delete", Need: httpx.Act, Audit: "files.delete", Handler: f.remove},
 		{Pattern: "POST " + base + "/archive", Need: httpx.Act, Audit: "files.archive", Handler: f.archive},
@@ -93,6 +94,11 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 		sep = "&"
 	}
 	target += sep + "done=" + url.QueryEscape(what) + "&target=" + url.QueryEscape(path)
+	redirect(w, r, target)
+}
+
+// redirect sends htmx (HX-Redirect) or a plain form (303) to target.
+func redirect(w http.ResponseWriter, r *http.Request, target string) {
 	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusNoContent)

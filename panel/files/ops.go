@@ -168,22 +168,30 @@ func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string
 	}
 }
 
+// newEntry reads a create form: folder "dir" and the new entry's "name"
+// (what: the operation, for messages), and names the new path in the audit.
+func newEntry(r *http.Request, what string) (license, instance, dir, fp string, err error) {
+	if license, instance, err = server.PathIDs(r); err != nil {
+		return
+	}
+	if dir, err = CleanPath(r.PostFormValue("dir")); err != nil {
+		return
+	}
+	name, err := cleanTarget(r.PostFormValue("name"), what)
+	if err != nil {
+		return
+	}
+	fp = join(dir, name)
+	server.SetAuditTarget(r, display(fp))
+	return license, instance, dir, fp, nil
+}
+
 // mkdir serves POST …/files/mkdir: folder "name" inside "dir".
 func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
+	license, instance, dir, fp, err := newEntry(r, "new folder")
 	if err != nil {
 		return err
 	}
-	dir, err := CleanPath(r.PostFormValue("dir"))
-	if err != nil {
-		return err
-	}
-	name, err := cleanTarget(r.PostFormValue("name"), "new folder")
-	if err != nil {
-		return err
-	}
-	fp := join(dir, name)
-	server.SetAuditTarget(r, display(fp))
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.MkdirReply
@@ -194,5 +202,27 @@ func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principa
 		return httpx.Errorf(http.StatusConflict, "the folder %s already exists", display(fp))
 	}
 	done(w, r, license, instance, dir, "created", fp)
+	return nil
+}
+
+// newFile serves POST …/files/newfile: an empty file "name" inside "dir",
+// never over an existing one; the editor opens on it.
+func (f *Feature) newFile(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, _, fp, err := newEntry(r, "new file")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := contextFor(r)
+	defer cancel()
+	err = f.agent.Files(ctx, license, instance, wire.FuncFMSave, map[string]any{"path": fp, "content": "", "create": true}, nil)
+	var ae *agentc.AgentError
+	switch {
+	case errors.As(err, &ae) && ae.Code == files.CodeExists:
+		return httpx.Errorf(http.StatusConflict, "%s already exists", display(fp))
+	case err != nil:
+		status, msg := agentc.Describe(err)
+		return httpx.Wrap(status, msg, err)
+	}
+	redirect(w, r, viewURL(license, instance, fp))
 	return nil
 }
