@@ -34,13 +34,16 @@ type watches struct {
 }
 
 // watch is one request whose context ends with its operator's permissions.
+// All its fields are set by start, before the watch is registered, and
+// never change; the timer is rearmed by check (one run at a time) and
+// stopped by stop.
 type watch struct {
 	w       *watches
-	r       *http.Request   // the request, with the watched context
-	p       *auth.Principal // who it was allowed for
-	session string          // auth.SessionID of r
-	cancel  context.CancelCauseFunc
-	timer   *time.Timer // set before the watch is registered; rearmed by check, stopped by stop
+	r       *http.Request           // the request, with the watched context
+	p       *auth.Principal         // who it was allowed for
+	session string                  // auth.SessionID of r
+	cancel  context.CancelCauseFunc // ends r's context
+	timer   *time.Timer             // runs check every interval
 }
 
 // DefaultSessionRecheck is how often the server asks again who the
