@@ -85,9 +85,6 @@ func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t func
 	return sub, nil
 }
 
-// CodeReplyTooLarge: the reply would not fit in one NATS message.
-const CodeReplyTooLarge = "reply_too_large"
-
 // replyHeadroom leaves room for the reply subject and protocol overhead.
 const replyHeadroom = 4 << 10
 
@@ -103,7 +100,7 @@ func respond(nc *nats.Conn, m *nats.Msg, payload any, err error) {
 		body = wire.EncodeError(toWire(err))
 	}
 	if limit := nc.MaxPayload() - replyHeadroom; limit > 0 && int64(len(body)) > limit {
-		body = wire.EncodeError(wire.Errorf(CodeReplyTooLarge,
+		body = wire.EncodeError(wire.Errorf(wire.CodeReplyTooLarge,
 			"the reply (%d bytes) exceeds the NATS server's max_payload (%d bytes); ask for less, e.g. fm_read with a smaller limit",
 			len(body), nc.MaxPayload()))
 	}

@@ -208,6 +208,7 @@ const (
 	CodeDependencyFailed = "dependency_failed" // a depends_on instance did not come up
 	CodeShuttingDown     = "shutting_down"     // the agent is stopping
 	CodeInternal         = "internal"
+	CodeReplyTooLarge    = "reply_too_large" // the reply would not fit in one NATS message
 )
 
 // Error is the error a handler returns to produce an ErrorReply with a code.

@@ -144,7 +144,7 @@ func buildFeatures(g *group, p parts, sessions *auth.Sessions) ([]httpx.Feature,
 		return nil, err
 	}
 	return []httpx.Feature{
-		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Auth: sessions, Logger: p.log}),
+		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Logger: p.log}),
 		cons,
 		files.New(files.Deps{NATS: p.nc, Head: head, Logger: p.log}),
 		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/corrosion/corrosion/panel/store"
@@ -68,6 +69,9 @@ type Sessions struct {
 	limiter *Limiter     // immutable after New
 	opts    Options      // immutable after New
 	log     *slog.Logger // immutable after New
+
+	mu    sync.Mutex
+	onEnd []func(sessionID string) // guarded by mu; told of every session Logout ends
 }
 
 // New returns Sessions over the store.
@@ -206,13 +210,43 @@ func (s *Sessions) Principal(r *http.Request) (*Principal, error) {
 	return principalOf(se.User), nil
 }
 
-// Logout ends the request's session (if any).
+// Logout ends the request's session (if any), and tells the OnEnd
+// functions its SessionID.
 func (s *Sessions) Logout(ctx context.Context, r *http.Request) error {
 	hash, ok := cookieHash(r)
 	if !ok {
 		return nil
 	}
-	return s.store.DeleteSession(ctx, hash)
+	if err := s.store.DeleteSession(ctx, hash); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	fns := slices.Clone(s.onEnd)
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(string(hash))
+	}
+	return nil
+}
+
+// OnEnd adds fn, called with the SessionID of each session Logout ends
+// (after it ended, on the logout's goroutine: fn must be quick). Sessions
+// that end otherwise (expiry, a disabled user, a revoked grant, a logout
+// on another replica) are found by asking Principal again.
+func (s *Sessions) OnEnd(fn func(sessionID string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onEnd = append(s.onEnd, fn)
+}
+
+// SessionID identifies the request's session (the hash of its token, not
+// the token), "" when it carries none.
+func SessionID(r *http.Request) string {
+	hash, ok := cookieHash(r)
+	if !ok {
+		return ""
+	}
+	return string(hash)
 }
 
 // Prune deletes expired and idle sessions.

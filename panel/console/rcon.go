@@ -18,14 +18,11 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	license, instance, err := server.PathIDs(r)
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
-	head, err := f.head.Head(r.Context(), p, license, instance)
-	if err != nil {
-		return err
-	}
+	license, instance := head.License, head.Instance
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
 		CanSend: p.CanAct(license), Why: server.WhyNot(p, license), Entries: entries}
 	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
@@ -46,6 +43,10 @@ func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	}
 	return f.renderRCON(w, r, p, []ui.RCONEntry{e})
 }
+
+// sendTimeout bounds a send or an RCON command through the agent (the
+// agent gives RCON 10 s).
+const sendTimeout = 15 * time.Second
 
 func contextWithTimeout(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), d)

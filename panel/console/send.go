@@ -3,7 +3,6 @@ package console
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
@@ -16,20 +15,13 @@ import (
 // refuses more than 4086 bytes anyway).
 const MaxLineBytes = 4086
 
-// sendTimeout bounds a send or an RCON command through the agent (the
-// agent gives RCON 10 s).
-const sendTimeout = 15 * time.Second
-
 // page serves the console tab.
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
-	head, err := f.head.Head(r.Context(), p, license, instance)
-	if err != nil {
-		return err
-	}
+	license, instance := head.License, head.Instance
 	url := ui.InstanceURL(license, instance) + "/console"
 	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: server.WhyNot(p, license)}
 	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))

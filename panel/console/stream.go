@@ -127,6 +127,9 @@ func (f *Feature) follow(ctx context.Context, sw *sseWriter, wt *Watcher) {
 			case <-t.C:
 			}
 		}
+		if ctx.Err() != nil { // ended while lines were ready: none after the end
+			return
+		}
 		lines, dropped := wt.Take()
 		if len(lines) == 0 && dropped == 0 {
 			continue

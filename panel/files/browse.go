@@ -2,7 +2,6 @@ package files
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
 )
@@ -32,15 +30,12 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
+	license, instance := head.License, head.Instance
 	dir, err := CleanPath(r.URL.Query().Get("path"))
-	if err != nil {
-		return err
-	}
-	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -52,9 +47,8 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	defer cancel()
 	var rep files.ListReply
 	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
-	var ae *agentc.AgentError
 	switch {
-	case errors.As(err, &ae) && ae.Code == "not_a_directory" && dir != "":
+	case agentCode(err) == files.CodeNotADirectory && dir != "":
 		http.Redirect(w, r, viewURL(license, instance, dir), http.StatusSeeOther)
 		return nil
 	case err != nil:
@@ -135,15 +129,13 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // readText fills the editor from the file, or marks it binary.
 func (f *Feature) readText(ctx context.Context, license, instance, fp string, v *ui.FileEditView) error {
 	var rd files.ReadReply
-	err := f.agent.Files(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp}, &rd)
-	var ae *agentc.AgentError
-	switch {
-	case errors.As(err, &ae) && (ae.Code == "reply_too_large" || ae.Code == "too_large"):
+	err := f.call(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp}, &rd)
+	switch code := agentCode(err); {
+	case code == wire.CodeReplyTooLarge || code == files.CodeTooLarge:
 		v.TooLarge = true
 		return nil
 	case err != nil:
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
+		return err
 	case rd.Encoding != files.EncodingUTF8:
 		v.Binary = true
 		return nil

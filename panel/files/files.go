@@ -7,6 +7,7 @@ package files
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -66,13 +67,24 @@ func (f *Feature) Routes() []httpx.Route {
 	}
 }
 
-// call runs an fm_* func, its error put in words.
+// call runs an fm_* func, its error put in words (the agent's error stays
+// its cause: agentCode reads its code).
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
 	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
 		status, msg := agentc.Describe(err)
 		return httpx.Wrap(status, msg, err)
 	}
 	return nil
+}
+
+// agentCode is the code of the agent's error reply in err, "" when err
+// is not one.
+func agentCode(err error) string {
+	var ae *agentc.AgentError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return ""
 }
 
 // tabURL is the files tab's URL for a license, instance and folder.
@@ -108,6 +120,18 @@ func redirect(w http.ResponseWriter, r *http.Request, target string) {
 }
 
 func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
+
+// postedTarget reads the request's instance and the path a form posts in
+// field (what: the operation, for messages).
+func postedTarget(r *http.Request, field, what string) (license, instance, fp string, err error) {
+	if license, instance, err = server.PathIDs(r); err != nil {
+		return "", "", "", err
+	}
+	if fp, err = cleanTarget(r.PostFormValue(field), what); err != nil {
+		return "", "", "", err
+	}
+	return license, instance, fp, nil
+}
 
 // target is the file a GET names in ?path=, with what the agent says is there.
 type target struct {

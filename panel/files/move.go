@@ -14,11 +14,7 @@ import (
 // rename serves POST …/files/rename: "from" to "to" (a full path, or a
 // bare name for the same folder).
 func (f *Feature) rename(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
-	if err != nil {
-		return err
-	}
-	from, err := cleanTarget(r.PostFormValue("from"), "rename")
+	license, instance, from, err := postedTarget(r, "from", "rename")
 	if err != nil {
 		return err
 	}
@@ -50,16 +46,11 @@ func sameFolder(from, to, what string) (string, error) {
 
 // remove serves POST …/files/delete: a file or a folder tree.
 func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
+	license, instance, fp, err := postedTarget(r, "path", "delete")
 	if err != nil {
 		return err
 	}
-	fp, err := cleanTarget(r.PostFormValue("path"), "delete")
-	if err != nil {
-		return err
-	}
-	server.SetAuditTarget(r, display(fp))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(fp))
 	defer cancel()
 	if err := f.call(ctx, license, instance, wire.FuncFMDelete, map[string]string{"path": fp}, nil); err != nil {
 		return err
@@ -109,11 +100,7 @@ func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Princi
 
 // extract serves POST …/files/extract: archive "path" into folder "to".
 func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
-	if err != nil {
-		return err
-	}
-	from, err := cleanTarget(r.PostFormValue("path"), "extract")
+	license, instance, from, err := postedTarget(r, "path", "extract")
 	if err != nil {
 		return err
 	}
@@ -121,8 +108,7 @@ func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if err != nil {
 		return err
 	}
-	server.SetAuditTarget(r, display(from)+" → "+display(to))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(from)+" → "+display(to))
 	defer cancel()
 	var rep files.ExtractReply
 	if err := f.call(ctx, license, instance, wire.FuncFMExtract, map[string]string{"path": from, "to": to}, &rep); err != nil {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/agent/wire"
-	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
@@ -28,6 +27,13 @@ const requestOverhead = 8 << 10
 
 func contextFor(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), agentTimeout)
+}
+
+// auditedContext names what the request acts on for its audit row and
+// bounds its agent requests.
+func auditedContext(r *http.Request, target string) (context.Context, context.CancelFunc) {
+	server.SetAuditTarget(r, target)
+	return contextFor(r)
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
@@ -43,11 +49,7 @@ func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) /
 // save serves POST …/files/save: the editor's text (fields path, content,
 // eol) written over the file.
 func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := server.PathIDs(r)
-	if err != nil {
-		return err
-	}
-	fp, err := cleanTarget(r.PostFormValue("path"), "save")
+	license, instance, fp, err := postedTarget(r, "path", "save")
 	if err != nil {
 		return err
 	}
@@ -103,8 +105,7 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		return err
 	}
 	fp := join(dir, name)
-	server.SetAuditTarget(r, display(fp))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(fp))
 	defer cancel()
 	if r.FormValue("replace") == "" {
 		if err := f.mustNotExist(ctx, license, instance, fp); err != nil {
@@ -155,17 +156,14 @@ func uploadName(fh *multipart.FileHeader) (string, error) {
 
 // mustNotExist refuses a path that already exists.
 func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string) error {
-	err := f.agent.Files(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, nil)
-	var ae *agentc.AgentError
+	err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, nil)
 	switch {
 	case err == nil:
 		return httpx.Errorf(http.StatusConflict, "%s already exists; tick \"replace\" to overwrite it", display(fp))
-	case errors.As(err, &ae) && ae.Code == "not_found":
+	case agentCode(err) == files.CodeNotFound:
 		return nil
-	default:
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
 	}
+	return err
 }
 
 // newEntry reads a create form: folder "dir" and the new entry's "name"
@@ -214,14 +212,11 @@ func (f *Feature) newFile(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	}
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	err = f.agent.Files(ctx, license, instance, wire.FuncFMSave, map[string]any{"path": fp, "content": "", "create": true}, nil)
-	var ae *agentc.AgentError
-	switch {
-	case errors.As(err, &ae) && ae.Code == files.CodeExists:
+	err = f.call(ctx, license, instance, wire.FuncFMSave, map[string]any{"path": fp, "content": "", "create": true}, nil)
+	if agentCode(err) == files.CodeExists {
 		return httpx.Errorf(http.StatusConflict, "%s already exists", display(fp))
-	case err != nil:
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
+	} else if err != nil {
+		return err
 	}
 	redirect(w, r, viewURL(license, instance, fp))
 	return nil

@@ -9,11 +9,9 @@ package fleetui
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
@@ -45,17 +43,10 @@ type Deps struct {
 	Agents Agents
 	// Live serves the live state streams; nil: the stream routes answer
 	// 503 (pages still render, without live updates).
-	Live *livestate.Hub
-	// Auth, when set, is asked again now and then who a live stream's
-	// operator is (server.Deps.Auth: the sessions): a stream of an operator
-	// who logged out or lost a grant ends instead of running on.
-	Auth   Authenticator
+	// A stream ends with its operator's session or grant: the server
+	// ends the request (panel/server's SessionRecheck).
+	Live   *livestate.Hub
 	Logger *slog.Logger
-}
-
-// Authenticator finds the operator of a request (panel/auth's sessions).
-type Authenticator interface {
-	Principal(r *http.Request) (*auth.Principal, error)
 }
 
 // Feature serves the fleet routes.

@@ -51,7 +51,7 @@ func startPanel(t *testing.T) *paneltest.Panel {
 		}
 		hubs.of[t] = hub // the latest life's (a replica's too)
 		hubs.Unlock()
-		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Logger: d.Logger})}
+		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Logger: d.Logger})}
 	}})
 }
 

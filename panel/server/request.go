@@ -38,12 +38,16 @@ func WhyNot(p *auth.Principal, license string) string {
 	case p == nil:
 		return "you are not logged in"
 	case p.Role == auth.RoleViewer:
-		return "you are a viewer"
+		return WhyViewer
 	case license != "" && !p.CanAct(license):
 		return noGrant(license)
 	}
 	return ""
 }
+
+// WhyViewer is WhyNot's answer for a viewer (the live streams render it
+// into the power buttons of those who may only view).
+const WhyViewer = "you are a viewer"
 
 // noGrant is the refusal of a license p holds no grant for.
 func noGrant(license string) string { return "you have no grant for license " + license }
@@ -63,6 +67,16 @@ func (head HeadFunc) Head(ctx context.Context, p *auth.Principal, license, insta
 		return head(ctx, p, license, instance)
 	}
 	return MinimalHead(p, license, instance), nil
+}
+
+// Frame reads the request's instance (PathIDs) and fills its header: the
+// start of every instance tab.
+func (head HeadFunc) Frame(r *http.Request, p *auth.Principal) (ui.InstanceHead, error) {
+	license, instance, err := PathIDs(r)
+	if err != nil {
+		return ui.InstanceHead{}, err
+	}
+	return head.Head(r.Context(), p, license, instance)
 }
 
 // MinimalHead is an instance header with the ids and the principal's

@@ -47,6 +47,8 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 			s.metrics.observe(rt.Pattern, start, http.StatusForbidden)
 			return
 		}
+		r, unwatch := s.watches.start(r, p)
+		defer unwatch()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		err = rt.Handler(rec, r, p)
 		switch {

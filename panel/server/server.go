@@ -51,6 +51,12 @@ type Config struct {
 	// audit log and the failed-login rate limit. Empty: the TCP peer is
 	// the client, and X-Forwarded-For is ignored (it is easily forged).
 	TrustedProxies []string
+	// SessionRecheck is how often a request still running (a live
+	// stream) asks again who its operator is, ending when they logged
+	// out, their session expired or was revoked, or their role or grants
+	// changed; 0: DefaultSessionRecheck. A logout on this replica ends
+	// its session's streams at once.
+	SessionRecheck time.Duration
 }
 
 // Deps are the parts the server wires together.
@@ -69,6 +75,7 @@ type Server struct {
 	log     *slog.Logger // immutable after New
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics     // immutable after New
+	watches *watches     // immutable after New
 }
 
 // New builds the server: every feature's routes on one mux, behind the
@@ -81,7 +88,8 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
-	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry)}
+	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry),
+		watches: newWatches(deps.Auth, cfg.SessionRecheck)}
 	mux := http.NewServeMux()
 	defer func() {
 		if r := recover(); r != nil { // ServeMux panics on a bad or duplicate pattern
