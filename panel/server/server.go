@@ -69,6 +69,7 @@ type Server struct {
 	log     *slog.Logger // immutable after New
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics     // immutable after New
+	denials *denials     // immutable after New; the budget of DeniedAction rows
 }
 
 // New builds the server: every feature's routes on one mux, behind the
@@ -81,7 +82,7 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
-	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry)}
+	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry), denials: newDenials()}
 	mux := http.NewServeMux()
 	defer func() {
 		if r := recover(); r != nil { // ServeMux panics on a bad or duplicate pattern
