@@ -151,6 +151,21 @@ func (s *Sessions) Login(ctx context.Context, name, password, remoteAddr string)
 	return Login{Token: token, Expires: expires, Principal: principalOf(u)}, nil
 }
 
+// Refuse counts a login attempt that was refused before any password was
+// checked (a form that is not text) as a failed login of name from
+// remoteAddr. It returns *RateLimitedError when the keys are (now) locked
+// out, ErrBusy or the context's error, else nil.
+func (s *Sessions) Refuse(ctx context.Context, name, remoteAddr string) error {
+	a, err := s.reserve(ctx, UserKey(name), AddrKey(remoteAddr))
+	if err != nil {
+		return err
+	}
+	if wait := a.Fail(s.opts.Now()); wait > 0 {
+		return &RateLimitedError{Wait: wait}
+	}
+	return nil
+}
+
 // reserve takes a login attempt on the keys (see Limiter.Reserve),
 // waiting while the keys' attempts in flight may yet lock them, at most
 // the hasher's slot wait (then ErrBusy, as for a hashing slot).

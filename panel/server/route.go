@@ -42,6 +42,15 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 			s.metrics.observe(rt.Pattern, start, http.StatusSeeOther)
 			return
 		}
+		if err := checkInput(w, r, rt); err != nil {
+			if !rt.OwnBadInput {
+				s.audit(r, rt, p, store.AuditDenied, errMessage(err))
+				s.fail(w, r, p, err)
+				s.metrics.observe(rt.Pattern, start, httpx.StatusOf(err))
+				return
+			}
+			r = withBadInput(r, err)
+		}
 		if err := allowed(rt.Need, p, r.PathValue("license")); err != nil {
 			s.audit(r, rt, p, store.AuditDenied, err.Error())
 			s.fail(w, r, p, err)
@@ -126,6 +135,9 @@ func (s *Server) audit(r *http.Request, rt httpx.Route, p *auth.Principal, res s
 	if p != nil {
 		e.UserID, e.UserName = p.UserID, p.Name
 	}
+	// A refused request's path may hold what PostgreSQL refuses to store.
+	e.License, e.Instance = httpx.Printable(e.License), httpx.Printable(e.Instance)
+	e.Target, e.Detail = httpx.Printable(e.Target), httpx.Printable(e.Detail)
 	if err := s.deps.Audit.RecordAudit(context.WithoutCancel(r.Context()), e); err != nil {
 		s.log.Error("audit write failed", "action", e.Action, "err", err)
 	}

@@ -311,3 +311,29 @@ func TestServer_DeniedReadsAreAudited(t *testing.T) {
 		t.Fatalf("anonymous read audited: %+v", rows[0])
 	}
 }
+
+// TestServer_InputThatIsNotTextRefusedAtTheEdge: a query, form or path
+// that is not UTF-8 text, or holds NUL, is a 400 in words before any
+// handler runs, audited when the route is. Issue 17 point 6.
+func TestServer_InputThatIsNotTextRefusedAtTheEdge(t *testing.T) {
+	f := start(t, paneltest.Options{})
+	op := f.client(t, "otto", auth.RoleOperator, "lic-a")
+	for _, path := range []string{"/things?q=%FF%FE", "/things?q=a%00b", "/things?%FF=1", "/hosts/lic%FF/thing"} {
+		if status, body := op.Get(path); status != http.StatusBadRequest || !strings.Contains(body, "not UTF-8 text or holds a NUL byte") {
+			t.Errorf("GET %s = %d %q, want 400 in words", path, status, body)
+		}
+	}
+	if status, body := op.PostForm("/hosts/lic-a/thing", url.Values{"note": {"a\x00b"}}); status != http.StatusBadRequest ||
+		!strings.Contains(body, `the field "note" of the form`) {
+		t.Errorf("POST with NUL = %d %q", status, body)
+	}
+	if f.acts.Load() != 0 {
+		t.Fatal("a handler ran on bad input")
+	}
+	if rows := f.audit(t, "thing.act"); len(rows) != 1 || rows[0].Result != store.AuditDenied {
+		t.Fatalf("audit %+v", rows)
+	}
+	if status, _ := op.Get("/things?q=" + url.QueryEscape("café")); status != http.StatusOK {
+		t.Fatalf("text query = %d", status)
+	}
+}
