@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
 )
 
 func defaultConfigPath() string { return linuxConfig }

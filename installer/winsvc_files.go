@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
 )
 
 // winSession is one Windows install, uninstall or status run.
