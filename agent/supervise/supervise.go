@@ -31,8 +31,8 @@
 // (linesplit.go: carry, the 64 KiB cap); console.go throttles, keeps the
 // backlog and forwards, and writes down the package's lock order.
 // diewithparent.go binds a child to its parent's lifetime (an option the
-// agent never sets; worldsrv's sidecar does), and exports.go re-exports the
-// config and wire types of this API for programs other than the agent.
+// agent never sets; worldsrv's sidecar does), and exports.go gives other
+// programs that supervise a child (worldsrv) the child's environment.
 package supervise
 
 import (

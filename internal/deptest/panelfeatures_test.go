@@ -14,7 +14,7 @@ var panelFeatures = []string{"panel/fleetui", "panel/console", "panel/files", "p
 // under it) imports no other feature package. Tests may: they wire a whole
 // panel.
 func TestPanelFeaturesDoNotImportEachOther(t *testing.T) {
-	pkgs := list(t, false, "./panel/...")
+	pkgs := list(t, "./panel/...")
 	if len(pkgs) < len(panelFeatures) {
 		t.Fatalf("go list found only %d panel packages", len(pkgs))
 	}

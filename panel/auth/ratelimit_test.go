@@ -79,3 +79,50 @@ func TestLimiter_BoundedMemory(t *testing.T) {
 		t.Fatal("the most recently failed key was evicted")
 	}
 }
+
+// TestLimiter_ReserveCountsAttemptsInFlight: no more than MaxFailures
+// attempts of a key are past the check at once; the next waits until one
+// ends, and finds the key locked when they all failed.
+func TestLimiter_ReserveCountsAttemptsInFlight(t *testing.T) {
+	l := NewLimiter(LimitOptions{})
+	keys := []string{UserKey("ada"), AddrKey("192.0.2.7")}
+	var inFlight []*Attempt
+	for i := range 5 {
+		a, wait, full := l.Reserve(t0, keys...)
+		if a == nil || wait != 0 || full != nil {
+			t.Fatalf("attempt %d: %v %v %v", i+1, a, wait, full)
+		}
+		inFlight = append(inFlight, a)
+	}
+	a, wait, full := l.Reserve(t0, keys...)
+	if a != nil || wait != 0 || full == nil {
+		t.Fatalf("sixth attempt while five are in flight: %v %v %v, want to wait", a, wait, full)
+	}
+	for i, a := range inFlight {
+		if i == 0 {
+			a.Cancel() // could not be checked: no failure
+			select {
+			case <-full:
+			default:
+				t.Fatal("an ended attempt did not wake the waiter")
+			}
+			continue
+		}
+		a.Fail(t0)
+	}
+	if a, _, _ := l.Reserve(t0, keys...); a == nil {
+		t.Fatal("four failures and nothing in flight: refused")
+	} else if w := a.Fail(t0); w != time.Minute {
+		t.Fatalf("fifth failure locks for %v, want 1m", w)
+	}
+	if a, wait, _ := l.Reserve(t0.Add(time.Second), keys...); a != nil || wait != 59*time.Second {
+		t.Fatalf("locked key: attempt %v wait %v", a, wait)
+	}
+	// A success clears the name, not the address; a key with an attempt
+	// in flight is never evicted.
+	a, _, _ = l.Reserve(t0.Add(2*time.Minute), UserKey("bob"))
+	a.Succeed(UserKey("bob"))
+	if l.Len() != 2 {
+		t.Fatalf("%d keys, want ada's and the address", l.Len())
+	}
+}

@@ -123,25 +123,27 @@ type Login struct {
 // error. remoteAddr is the client's address (host, no port) for the rate
 // limit.
 func (s *Sessions) Login(ctx context.Context, name, password, remoteAddr string) (Login, error) {
-	now := s.opts.Now()
-	keys := []string{UserKey(name), AddrKey(remoteAddr)}
-	if wait := s.limiter.Wait(now, keys...); wait > 0 {
-		return Login{}, &RateLimitedError{Wait: wait}
-	}
-	u, ok, err := s.check(ctx, name, password)
+	a, err := s.reserve(ctx, UserKey(name), AddrKey(remoteAddr))
 	if err != nil {
 		return Login{}, err
 	}
+	u, ok, err := s.check(ctx, name, password)
+	if err != nil {
+		a.Cancel()
+		return Login{}, err
+	}
 	if !ok {
-		if wait := s.limiter.Fail(now, keys...); wait > 0 {
+		if wait := a.Fail(s.opts.Now()); wait > 0 {
 			return Login{}, &RateLimitedError{Wait: wait}
 		}
 		return Login{}, ErrBadCredentials
 	}
 	if u.Disabled {
+		a.Cancel()
 		return Login{}, ErrDisabled
 	}
-	s.limiter.Succeed(UserKey(name))
+	a.Succeed(UserKey(name))
+	now := s.opts.Now()
 	token, hash, err := newToken()
 	if err != nil {
 		return Login{}, err
@@ -151,6 +153,49 @@ func (s *Sessions) Login(ctx context.Context, name, password, remoteAddr string)
 		return Login{}, err
 	}
 	return Login{Token: token, Expires: expires, Principal: principalOf(u)}, nil
+}
+
+// Refuse counts a login attempt that was refused before any password was
+// checked (a form that is not text) as a failed login of name from
+// remoteAddr. It returns *RateLimitedError when the keys are (now) locked
+// out, ErrBusy or the context's error, else nil.
+func (s *Sessions) Refuse(ctx context.Context, name, remoteAddr string) error {
+	a, err := s.reserve(ctx, UserKey(name), AddrKey(remoteAddr))
+	if err != nil {
+		return err
+	}
+	if wait := a.Fail(s.opts.Now()); wait > 0 {
+		return &RateLimitedError{Wait: wait}
+	}
+	return nil
+}
+
+// reserve takes a login attempt on the keys (see Limiter.Reserve),
+// waiting while the keys' attempts in flight may yet lock them, at most
+// the hasher's slot wait (then ErrBusy, as for a hashing slot).
+func (s *Sessions) reserve(ctx context.Context, keys ...string) (*Attempt, error) {
+	wait := s.opts.Hasher.SlotWait
+	if wait <= 0 {
+		wait = DefaultHashSlotWait
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		a, locked, full := s.limiter.Reserve(s.opts.Now(), keys...)
+		switch {
+		case a != nil:
+			return a, nil
+		case locked > 0:
+			return nil, &RateLimitedError{Wait: locked}
+		}
+		select {
+		case <-full:
+		case <-timer.C:
+			return nil, ErrBusy
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // check verifies a name and password; an unknown name costs one decoy

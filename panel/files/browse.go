@@ -30,15 +30,15 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	dir, err := CleanPath(r.URL.Query().Get("path")) // a bad path is refused before any lookup
+	if err != nil {
+		return err
+	}
 	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
 	license, instance := head.License, head.Instance
-	dir, err := CleanPath(r.URL.Query().Get("path"))
-	if err != nil {
-		return err
-	}
 	v := f.filesView(p, head, license, instance, dir)
 	if note, ok := doneWords[r.URL.Query().Get("done")]; ok {
 		v.Flash = note + " " + display(strings.TrimPrefix(r.URL.Query().Get("target"), "/")) + "."

@@ -55,9 +55,7 @@ func (f *Feature) unknownLicenses(ctx context.Context) []string {
 func fleetQuery(r *http.Request, p *auth.Principal, now time.Time) (ui.FleetPage, store.HostFilter) {
 	q := r.URL.Query()
 	fp := ui.FleetPage{Query: strings.TrimSpace(q.Get("q")), Since: now.UnixMilli(), IsAdmin: p.IsAdmin()}
-	if len(fp.Query) > maxSearch {
-		fp.Query = fp.Query[:maxSearch]
-	}
+	fp.Query = httpx.Truncate(fp.Query, maxSearch)
 	switch v := store.Liveness(q.Get("online")); v {
 	case store.OnlineOnly, store.OfflineOnly:
 		fp.Liveness = string(v)

@@ -76,6 +76,7 @@ type Server struct {
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics     // immutable after New
 	watches *watches     // immutable after New
+	denials *denials     // immutable after New; the budget of DeniedAction rows
 }
 
 // New builds the server: every feature's routes on one mux, behind the
@@ -89,7 +90,7 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 		deps.Logger = slog.Default()
 	}
 	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry),
-		watches: newWatches(deps.Auth, cfg.SessionRecheck)}
+		watches: newWatches(deps.Auth, cfg.SessionRecheck), denials: newDenials()}
 	mux := http.NewServeMux()
 	defer func() {
 		if r := recover(); r != nil { // ServeMux panics on a bad or duplicate pattern
