@@ -43,11 +43,13 @@ func (s *Server) authenticate(ctx context.Context, nc net.Conn, r *bufio.Reader)
 func (s *Server) checkToken(r *bufio.Reader) error {
 	payload, err := proto.ReadFrame(r, nil)
 	if err != nil {
+		s.cutShort(err)
 		return fmt.Errorf("read the first frame: %w", err)
 	}
 	s.framesIn.Add(1)
 	msg, err := proto.DecodeInbound(payload)
 	if err != nil {
+		s.malformed.Add(1)
 		return fmt.Errorf("first frame: %w", err)
 	}
 	auth, ok := msg.(*proto.LinkAuth)

@@ -188,6 +188,7 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	for {
 		payload, err := proto.ReadFrame(r, buf)
 		if err != nil {
+			s.cutShort(err)
 			s.detach(c, err)
 			return
 		}
@@ -206,6 +207,16 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 			continue
 		}
 		s.h.HandleFrame(msg)
+	}
+}
+
+// cutShort counts the frame a read error cut short (the stream ended
+// inside it: io.ErrUnexpectedEOF) as read and malformed: it is dropped like
+// any frame that does not decode.
+func (s *Server) cutShort(err error) {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		s.framesIn.Add(1)
+		s.malformed.Add(1)
 	}
 }
 
@@ -260,7 +271,7 @@ type Stats struct {
 	FramesIn  uint64 // frames read from the world, bad ones included
 	FramesOut uint64 // frames queued for the world
 	Dropped   uint64 // frames not queued: no world connected, or it was not reading
-	Malformed uint64 // frames read but not decoded (dropped, the connection kept)
+	Malformed uint64 // frames read but not decoded, first frames included, or cut short by the end of the stream (dropped)
 	Refused   uint64 // connections closed for want of the link token
 }
 
