@@ -179,8 +179,9 @@ func (s *Server) shutdown() {
 
 // readLoop decodes frames from r, c's reader, until the connection ends.
 // Bad frames (empty, unknown opcode, wrong length) are logged and dropped;
-// the connection stays open. A LinkAuth is not the sessions' business:
-// after authentication, or with no token configured, it is ignored.
+// the connection stays open. LinkAuth and LinkChallenge are not the
+// sessions' business: after authentication, or with no token configured,
+// they are ignored (so an ether without a token proves nothing).
 func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	buf := make([]byte, 0, 1024)
 	var dec proto.Decoder
@@ -203,7 +204,7 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 			}
 			continue
 		}
-		if msg.Op() == proto.OpLinkAuth {
+		if op := msg.Op(); op == proto.OpLinkAuth || op == proto.OpLinkChallenge {
 			continue
 		}
 		s.h.HandleFrame(msg)

@@ -15,7 +15,8 @@
 package proto
 
 // Op is a frame's opcode, the first byte of its payload. Inbound opcodes
-// (world → ether) are 0–15 (15 is beyond the seed's table); outbound opcodes (ether → world) are 128–134.
+// (world → ether) are 0–16 (15 and 16 are beyond the seed's table); outbound
+// opcodes (ether → world) are 128–135 (135 is beyond it).
 // The opcode table (table.go) says what each one means.
 type Op uint8
 
@@ -37,6 +38,7 @@ const (
 	OpLoginCheck        Op = 13
 	OpRefreshAll        Op = 14
 	OpLinkAuth          Op = 15 // beyond the seed's table: the world's link token
+	OpLinkChallenge     Op = 16 // beyond the seed's table: the world asks its sidecar to prove it knows the token
 )
 
 // Outbound opcodes (ether → world).
@@ -48,6 +50,7 @@ const (
 	OpPlayerLoadResponse Op = 132
 	OpPlayerSaveAck      Op = 133
 	OpLoginCheckResponse Op = 134
+	OpLinkProof          Op = 135 // beyond the seed's table: the answer to LinkChallenge
 )
 
 // Message is one frame's payload. Every message type in this package

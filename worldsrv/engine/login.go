@@ -33,6 +33,8 @@ func (e *Engine) startAuth(c *Client, m *proto.Login) {
 		e.answer(c, proto.LoginBadCredentials)
 	case e.occupied() >= e.cfg.MaxPlayers:
 		e.answer(c, proto.LoginWorldFull)
+	case e.link != nil && !e.link.Up(): // no password hashed for a login that cannot complete
+		e.answer(c, proto.LoginServerOffline)
 	case e.authing >= e.cfg.MaxAuthInFlight:
 		e.answer(c, proto.LoginCouldNotComplete)
 	default:

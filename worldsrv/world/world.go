@@ -119,7 +119,13 @@ func (w *World) startEther(ctx context.Context) error {
 			return err
 		}
 		if err := s.Wait(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// The world serves without its sidecar (not ready, logins
+			// answered "login server offline") until its link finds the
+			// sidecar, proved by the link token, once it is up.
+			w.log.Warn("ether sidecar not ready; serving unlinked until it is", "err", err)
 		}
 	}
 	w.link = etherlink.New(etherlink.Config{Addr: cfg.EtherAddr(), NodeID: cfg.NodeID,
