@@ -47,10 +47,11 @@ var ops = [256]opInfo{
 
 // opInfo is one row of the opcode table.
 type opInfo struct {
-	name string           // the message's name, which is its type's name
-	dir  direction        // the way it travels; 0 for an undefined opcode
-	size sizeRule         // its payload length, opcode included
-	new  func() decodable // allocates a zero message of its type
+	name  string                  // the message's name, which is its type's name
+	dir   direction               // the way it travels; 0 for an undefined opcode
+	size  sizeRule                // its payload length, opcode included
+	new   func() decodable        // allocates a zero message of its type
+	value func(decodable) Message // the message a pointer of its type points to, as a value
 }
 
 // row builds the table row of message type T, whose pointer decodes.
@@ -58,7 +59,10 @@ func row[T any, P interface {
 	*T
 	decodable
 }](name string, dir direction, size sizeRule) opInfo {
-	return opInfo{name: name, dir: dir, size: size, new: func() decodable { return P(new(T)) }}
+	return opInfo{name: name, dir: dir, size: size,
+		new:   func() decodable { return P(new(T)) },
+		value: func(m decodable) Message { return any(*m.(P)).(Message) },
+	}
 }
 
 // direction is the way a message travels, as a bit set so that a decoder

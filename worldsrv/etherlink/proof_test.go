@@ -64,3 +64,22 @@ func TestClient_Proof_AListenerThatCannotProveIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// Every outbound message of ether/proto's table reaches the engine as an
+// event: a LinkProof arriving on a linked connection (the one message the
+// client's own copying used to miss, counting it as malformed) is
+// delivered like any other, not dropped.
+func TestClient_EveryOutboundMessageIsDelivered(t *testing.T) {
+	p := newPeer(t)
+	c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10})
+	s := p.accept()
+	s.expect(proto.WorldRegister{NodeID: 10})
+	expectKind(t, c, etherlink.Connected)
+	late := proto.LinkProof{MAC: [proto.NonceLen]byte{7}}
+	s.send(late, proto.FriendListComplete{Target37: 3})
+	awaitMsg(t, c, late)
+	awaitMsg(t, c, proto.FriendListComplete{Target37: 3})
+	if st := c.Stats(); st.Malformed != 0 {
+		t.Fatalf("stats %+v: a message of the table counted as malformed", st)
+	}
+}
