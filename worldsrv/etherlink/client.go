@@ -34,6 +34,7 @@ type Client struct {
 	in     chan Event    // immutable after New; the inbound queue (a channel: safe)
 	logins chan Event    // immutable after New; the login-answer queue (a channel: safe)
 	wake   chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
+	acked  chan struct{} // immutable after New; capacity 1: the reader tells Flush a save was acknowledged or the link went down
 	ran    atomic.Bool   // no lock; set by the first Run
 
 	drainMu sync.Mutex // guards drain; never held across a callback
@@ -58,6 +59,7 @@ func New(cfg Config) *Client {
 		in:     make(chan Event, cfg.InEvents),
 		logins: make(chan Event, cfg.InLogins),
 		wake:   make(chan struct{}, 1),
+		acked:  make(chan struct{}, 1),
 	}
 }
 
@@ -144,6 +146,7 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	c.mu.Lock()
 	c.up = false
 	c.mu.Unlock()
+	c.tellFlush()
 	cn.fail(errors.New("closed"))
 	<-cn.writerDone
 	reason := cn.cause()

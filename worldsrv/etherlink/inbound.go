@@ -148,6 +148,7 @@ func (c *Client) deliver(ev Event, stop <-chan struct{}) bool {
 		return true
 	default:
 	}
+	c.tellFlush() // a Flush drains the queues: the engine no longer does
 	select {
 	case q <- ev:
 		return true
@@ -172,6 +173,10 @@ func (c *Client) readLoop(cn *conn, r *bufio.Reader) error {
 			c.badFrame.log(c.log, "drop a frame from the sidecar that does not decode", "err", err,
 				"malformed_total", c.stats.malformed.Load())
 			continue
+		}
+		if msg.Op() == proto.OpPlayerSaveAck {
+			c.stats.unacked.Add(-1)
+			c.tellFlush()
 		}
 		if !c.deliver(Event{Kind: Message, Msg: msg, gen: cn.gen}, cn.done) {
 			return cn.cause()
