@@ -84,7 +84,9 @@ func TestClient_Flush_GivesUp(t *testing.T) {
 			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, Backoff: fastBackoff})
 			s := p.accept()
 			expectKind(t, c, etherlink.Connected)
-			save := func(u uint64) proto.PlayerSaveRequest { return proto.PlayerSaveRequest{User37: u, SaveData: []byte("x")} }
+			save := func(u uint64) proto.PlayerSaveRequest {
+				return proto.PlayerSaveRequest{User37: u, SaveData: []byte("x")}
+			}
 			c.Send(save(1))
 			c.Send(save(2))
 			s.expect(proto.WorldRegister{NodeID: 10}, save(1), save(2))

@@ -148,7 +148,7 @@ func (w *World) build(words []string) error {
 	if err != nil {
 		return fmt.Errorf("open accounts: %w", err)
 	}
-	deps := engine.Deps{Logger: w.log, Map: w.world, Accounts: acc}
+	deps := engine.Deps{Logger: w.log, Map: w.world, Accounts: storeAccounts{acc}}
 	if w.link != nil {
 		deps.Link = w.link
 	}
