@@ -30,16 +30,17 @@ func TestEtherSpawn_PortHeldByAnotherEther_RefusedAndNamed(t *testing.T) {
 	tests := []struct {
 		name  string
 		token string // the foreign ether's RS_LINK_TOKEN
+		leave bool   // the foreign ether stops at the end: the world's own sidecar takes the port and links
 	}{
-		{"foreign ether without a token", ""},
-		{"another world's ether with its own token", "0123456789abcdef0123456789abcdef"},
+		{"foreign ether without a token", "", false},
+		{"another world's ether with its own token", "0123456789abcdef0123456789abcdef", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ns := natstest.Start(t)
 			dsn := pgtest.NewDatabase(t)
 			port := natstest.FreePort(t)
-			foreign, _ := runEther(t, dsn, ns.URL(), port, "RS_LINK_TOKEN="+tt.token)
+			foreign, foreignExited := runEther(t, dsn, ns.URL(), port, "RS_LINK_TOKEN="+tt.token)
 			poll.Until(t, wait, func() error {
 				nc, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
 				if err == nil {
@@ -94,6 +95,17 @@ func TestEtherSpawn_PortHeldByAnotherEther_RefusedAndNamed(t *testing.T) {
 				t.Fatalf("login answered after %v, want at once", took)
 			}
 			t.Logf("login answered %d after %v", r2.Code, took.Round(time.Millisecond))
+			if !tt.leave {
+				return
+			}
+			// The other ether goes: the world's own sidecar binds the port at
+			// its next restart and proves itself, and the world is ready.
+			_ = foreign.Process.Signal(syscall.SIGTERM)
+			<-foreignExited
+			left := time.Now()
+			p.waitReady()
+			t.Logf("linked to its own sidecar %v after the other ether left", time.Since(left).Round(time.Millisecond))
+			dial(t, p.game).login("stranger")
 		})
 	}
 }
