@@ -60,6 +60,9 @@ func FuzzDecode(f *testing.F) {
 		if (ierr == nil) != op.Inbound() || (oerr == nil) != op.Outbound() {
 			t.Fatalf("opcode %v: DecodeInbound %v, DecodeOutbound %v", op, ierr, oerr)
 		}
+		if cm, cerr := DecodeOutboundCopy(p); (cerr == nil) != op.Outbound() || (cerr == nil && !sameMessage(m, ptrTo(cm))) {
+			t.Fatalf("opcode %v: DecodeOutboundCopy = %#v, %v; Decode = %#v", op, cm, cerr, m)
+		}
 		frame, err := AppendFrame(nil, m)
 		if len(p) > MaxPayload {
 			if !errors.Is(err, ErrTooLarge) {

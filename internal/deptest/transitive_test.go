@@ -54,12 +54,7 @@ var componentRules = []depRule{
 // knownViolations are rules broken on this branch today and being fixed
 // on another (root and banned entry). A known violation that no longer
 // occurs fails the test, so this list is emptied when the fix lands.
-//
-// worldsrv/engine links pgx through worldsrv/account (for a type and a
-// compile-time guard); issue 18 point 5 moves that to worldsrv/world.
-var knownViolations = []depRule{
-	{mod + "worldsrv/engine", []string{"github.com/jackc/pgx/"}},
-}
+var knownViolations = []depRule{}
 
 func TestTransitiveDeps(t *testing.T) {
 	root, err := testbin.ModuleRoot()

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -25,7 +24,7 @@ func benchWorldOn(b *testing.B, m *terrain.Map, n int, acc func(i int) (uint64, 
 	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
 		// The players are placed directly, so no account check ever runs:
 		// a nil store stands in for the accounts.
-		Deps{Map: m, Accounts: (*account.Store)(nil), Logger: testLogger(b)})
+		Deps{Map: m, Accounts: noAccounts{}, Logger: testLogger(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func benchWorldOn(b *testing.B, m *terrain.Map, n int, acc func(i int) (uint64, 
 		}
 		e.admit(now)
 		user37, name := acc(i)
-		e.accept(c, account.Account{User37: user37, Name: name}, e.allocPID(), nil)
+		e.accept(c, Account{User37: user37, Name: name}, e.allocPID(), nil)
 		cs = append(cs, c)
 	}
 	return e, cs

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -60,9 +59,23 @@ type Config struct {
 	EtherOff bool
 }
 
-// Accounts checks a login's name and password; *account.Store is one.
+// Account is what the engine keeps of a player's account once its login's
+// account check passed.
+type Account struct {
+	User37 uint64 // the name's name37 value (proto.EncodeName)
+	Name   string // the name as the player sees it
+}
+
+// ErrBadCredentials is what an Accounts' error wraps for a name or password
+// that does not log in: the login is answered 3. Any other error is
+// answered 13 (could not complete) and logged.
+var ErrBadCredentials = errors.New("engine: invalid name or password")
+
+// Accounts checks a login's name and password. worldsrv/world adapts the
+// account store (worldsrv/account) to it, so that the tick engine does not
+// link the database driver.
 type Accounts interface {
-	Login(ctx context.Context, name, password string) (account.Account, error)
+	Login(ctx context.Context, name, password string) (Account, error)
 }
 
 // Link is the engine's side of the sidecar link; *etherlink.Client is one.
@@ -72,10 +85,7 @@ type Link interface {
 	Up() bool
 }
 
-var (
-	_ Accounts = (*account.Store)(nil)
-	_ Link     = (*etherlink.Client)(nil)
-)
+var _ Link = (*etherlink.Client)(nil)
 
 // Deps are the engine's collaborators.
 type Deps struct {

@@ -90,5 +90,5 @@
 // Stopping closes.
 //
 // worldsrv's main and network listeners import it; it imports ether/proto,
-// worldsrv/proto, worldsrv/terrain, worldsrv/account and worldsrv/etherlink.
+// worldsrv/proto, worldsrv/terrain and worldsrv/etherlink.
 package engine

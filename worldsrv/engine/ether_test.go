@@ -10,7 +10,6 @@ import (
 	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -21,7 +20,7 @@ func etherWorld(t *testing.T, link *etherlink.Client, cfg Config) *world {
 	if cfg.PendingTicks == 0 {
 		cfg.PendingTicks = 3000
 	}
-	return newWorld(t, cfg, Deps{Accounts: accounttest.New(t), Link: link})
+	return newWorld(t, cfg, Deps{Accounts: testAccounts(t), Link: link})
 }
 
 // A linked sidecar that never answers LoginCheck: the login is answered

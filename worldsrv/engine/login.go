@@ -5,7 +5,6 @@ import (
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -13,7 +12,7 @@ import (
 // the LoginCheckResponse, then (pid set, PlayerLogin sent) the save.
 type pendingLogin struct {
 	c        *Client
-	acc      account.Account
+	acc      Account
 	deadline uint64 // the tick at which it is answered 13
 	pid      uint16 // 0 until ether allowed the login
 }
@@ -33,6 +32,8 @@ func (e *Engine) startAuth(c *Client, m *proto.Login) {
 		e.answer(c, proto.LoginBadCredentials)
 	case e.occupied() >= e.cfg.MaxPlayers:
 		e.answer(c, proto.LoginWorldFull)
+	case e.link != nil && !e.link.Up(): // no password hashed for a login that cannot complete
+		e.answer(c, proto.LoginServerOffline)
 	case e.authing >= e.cfg.MaxAuthInFlight:
 		e.answer(c, proto.LoginCouldNotComplete)
 	default:
@@ -96,7 +97,7 @@ func (e *Engine) authDone(r authResult) {
 	}
 	if r.err != nil {
 		code := proto.LoginCouldNotComplete
-		if errors.Is(r.err, account.ErrBadCredentials) || errors.Is(r.err, account.ErrBadName) {
+		if errors.Is(r.err, ErrBadCredentials) {
 			code = proto.LoginBadCredentials
 		} else {
 			e.log.Warn("login: account check failed", "err", r.err)

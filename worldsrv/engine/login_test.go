@@ -4,14 +4,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
 func offWorld(t *testing.T, cfg Config) *world {
 	cfg.EtherOff = true
-	return newWorld(t, cfg, Deps{Accounts: accounttest.New(t)})
+	return newWorld(t, cfg, Deps{Accounts: testAccounts(t)})
 }
 
 // With ether off a login is answered from the account check alone, in the

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -41,7 +40,7 @@ type player struct {
 
 // accept makes c a player: the client hears LoginResponse(2), MapInfo,
 // Position and ChatSettings; ether hears ChatModeUpdate and RequestLists.
-func (e *Engine) accept(c *Client, acc account.Account, pid uint16, blob []byte) {
+func (e *Engine) accept(c *Client, acc Account, pid uint16, blob []byte) {
 	s, ok, err := decodeSave(blob)
 	if err != nil {
 		e.counters.badSaves.Add(1)

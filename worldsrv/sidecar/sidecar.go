@@ -144,8 +144,10 @@ func (s *Sidecar) PID() int { return s.sup.Status().PID }
 // Wait polls until ether has said it is ready (the supervisor reports it
 // running) and its port accepts a TCP connection (see the package doc:
 // before the world's own link dials). Both, because the port alone could be
-// another program's. Without a deadline on ctx it gives up after
-// DefaultWaitTimeout. Its error quotes ether's last lines.
+// another program's. It gives up at once when ether has crashed and waits
+// for its restart (it could not bind its port, say: the supervisor
+// restarts it, and the world's link finds it when it serves), and without a deadline on ctx
+// after DefaultWaitTimeout. Its error quotes ether's last lines.
 func (s *Sidecar) Wait(ctx context.Context) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -157,6 +159,10 @@ func (s *Sidecar) Wait(ctx context.Context) error {
 	var d net.Dialer
 	err := errors.New("ether has not logged that it is ready")
 	for {
+		if st := s.sup.Status(); st.State == wire.StateCrashed {
+			return fmt.Errorf("sidecar: ether exited before it was ready (%d crashes)%s",
+				st.CrashCount, quote(s.sink.lastLines()))
+		}
 		if s.sup.Status().State == wire.StateRunning {
 			var c net.Conn
 			if c, err = d.DialContext(ctx, "tcp", s.Addr()); err == nil {

@@ -400,34 +400,6 @@ func TestEtherConnect_ReadyFollowsTheLink(t *testing.T) {
 // when it exits.
 func startEther(t *testing.T, dsn, nats string, port int) <-chan struct{} {
 	t.Helper()
-	bin := testbin.Build(t, "./ether/cmd/ether")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass, _ := u.User.Password()
-	env := append(testbin.Env(), "RS_DB_HOST="+u.Hostname(), "RS_DB_PORT="+u.Port(), "RS_DB_NAME="+u.Path[1:],
-		"RS_DB_USER="+u.User.Username(), "RS_DB_PASS="+pass, "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+nats)
-	migrate := exec.Command(bin, "migrate")
-	migrate.Env = env
-	if out, err := migrate.CombinedOutput(); err != nil {
-		t.Fatalf("ether migrate: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "run", "--ether-port", strconv.Itoa(port))
-	cmd.Env = env
-	out := &testbin.Output{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
-		if t.Failed() {
-			t.Logf("ether output:\n%s", out.String())
-		}
-	})
+	_, exited := runEther(t, dsn, nats, port)
 	return exited
 }
