@@ -59,6 +59,13 @@ type Agent struct {
 	// servers, which then run as root too. Default false: such a start is
 	// refused (RootRefusal).
 	AllowRoot bool `toml:"allow_root"`
+
+	// GamesDieWithAgent binds the games to the agent: they are killed
+	// when the agent ends in any way (kill -9 included on Linux and
+	// Windows), instead of outliving it. For `corrosion-panel dev`, whose
+	// demo fleet must die with it; default false (games survive an agent
+	// restart or upgrade).
+	GamesDieWithAgent bool `toml:"games_die_with_agent"`
 }
 
 // ErrRunAsRoot: the agent runs as root and allow_root is not set, so it
