@@ -27,14 +27,21 @@ import (
 	"runtime"
 )
 
+// ExeName is the file name of program name on this platform: name, with
+// ".exe" on Windows.
+func ExeName(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
 // FindBinary returns the program name (".exe" added on Windows) from the
 // directory of the running executable, else from PATH: `make build` puts
 // every Corrosion binary in bin/, side by side. The error names both
 // places and the fix.
 func FindBinary(name string) (string, error) {
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
+	name = ExeName(name)
 	var beside string
 	if exe, err := os.Executable(); err == nil {
 		beside = filepath.Join(filepath.Dir(exe), name)
