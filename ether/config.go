@@ -15,6 +15,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -66,17 +67,10 @@ func (c Config) Resolved() Config {
 	c.EtherPort = c.Port()
 	hosts := make([]string, len(c.ClusterHosts))
 	for i, h := range c.ClusterHosts {
-		hosts[i] = withScheme(h)
+		hosts[i] = natsconn.WithScheme(h)
 	}
 	c.ClusterHosts = hosts
 	return c
-}
-
-func withScheme(host string) string {
-	if strings.Contains(host, "://") {
-		return host
-	}
-	return "nats://" + host
 }
 
 // Validate names the first bad field. It never changes c: it checks the
@@ -109,8 +103,8 @@ func (c Config) Validate() error {
 		return bad("node timeout (RS_NODE_TIMEOUT)", "%v must exceed the heartbeat %v", c.NodeTimeout, c.Heartbeat)
 	}
 	for _, h := range c.ClusterHosts {
-		h = withScheme(h)
-		if u, err := url.Parse(h); err != nil || u.Host == "" {
+		h = natsconn.WithScheme(h)
+		if natsconn.CheckURL(h) != nil {
 			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -194,15 +195,7 @@ func validListen(addr string) error {
 }
 
 // NATSURLs returns the entries of NATSURL, split on commas and trimmed.
-func (c Config) NATSURLs() []string {
-	var out []string
-	for _, u := range strings.Split(c.NATSURL, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
+func (c Config) NATSURLs() []string { return natsconn.URLs(c.NATSURL) }
 
 func (c Config) validateNATS() error {
 	bad := func(what, format string, a ...any) error {
@@ -213,8 +206,7 @@ func (c Config) validateNATS() error {
 		return bad("--nats-url (NATS_URL)", "no URL; e.g. nats://127.0.0.1:4222")
 	}
 	for _, s := range urls {
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || !validNATSScheme(u.Scheme) {
+		if natsconn.CheckURL(s) != nil {
 			return bad("--nats-url (NATS_URL)", "%q is not a URL like nats://host:4222", redact.URL(s))
 		}
 	}
@@ -246,12 +238,4 @@ func (c Config) validateNATS() error {
 		}
 	}
 	return nil
-}
-
-func validNATSScheme(s string) bool {
-	switch s {
-	case "nats", "tls", "ws", "wss":
-		return true
-	}
-	return false
 }
