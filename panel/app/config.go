@@ -120,27 +120,21 @@ func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// LoadConfig builds the configuration from the defaults, then the
-// environment (getenv), then args; flags win. It returns the validated
-// Config; help is flag.ErrHelp. Usage goes to out.
+// LoadConfig builds the configuration in the one order
+// (docs/development.md, *Configuration*): defaults, the environment
+// (getenv), args, Validate (the panel resolves nothing). Help is
+// flag.ErrHelp; usage goes to out.
 func LoadConfig(name string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	c := DefaultConfig()
+	var env []flagval.EnvVar
 	for _, o := range c.options() {
-		if s := getenv(o.env); s != "" {
-			if err := o.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s: %v", ErrConfig, o.env, err)
-			}
-		}
+		env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 	}
-	fs := NewFlagSet(name, &c, out)
-	if err := fs.Parse(args); err != nil {
+	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
 		}
 		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
 	}
 	return c, c.Validate()
 }
