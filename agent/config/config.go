@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/natsconn"
 )
 
 // Config is the whole agent configuration. It is immutable after Load.
@@ -85,15 +87,7 @@ func (a *Agent) RootRefusal(euid int) error {
 
 // NATSURLs returns the entries of nats_url, split on commas and trimmed;
 // empty entries are dropped.
-func (c *Config) NATSURLs() []string {
-	var urls []string
-	for _, u := range strings.Split(c.Agent.NATSURL, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
-		}
-	}
-	return urls
-}
+func (c *Config) NATSURLs() []string { return natsconn.URLs(c.Agent.NATSURL) }
 
 // Instance returns the instance with the given id, or nil.
 func (c *Config) Instance(id string) *Instance {

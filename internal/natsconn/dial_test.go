@@ -1,11 +1,9 @@
 package natsconn
 
 import (
-	"bytes"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,25 +12,8 @@ import (
 
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
 )
-
-// syncBuffer is a log sink the client's callbacks write to concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer // guarded by mu
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestDial_ConnectedLogHidesToken: a server given as nats://TOKEN@host is
 // logged with the token hidden (url.Redacted, which nats.go uses, hides
@@ -50,10 +31,10 @@ func TestDial_ConnectedLogHidesToken(t *testing.T) {
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats server not ready")
 	}
-	var logs syncBuffer
+	logs := &testbin.Output{}
 	connects := make(chan bool, 4)
 	nc, err := Dial(t.Context(), Options{URL: "nats://s3cret-token@127.0.0.1:" + strconv.Itoa(port), Name: "test",
-		Log: slog.New(slog.NewTextHandler(&logs, nil)), Program: "the test",
+		Log: slog.New(slog.NewTextHandler(logs, nil)), Program: "the test",
 		OnConnect: func(_ *nats.Conn, reconnect bool) { connects <- reconnect }})
 	if err != nil {
 		t.Fatal(err)

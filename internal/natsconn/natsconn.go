@@ -24,6 +24,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -34,11 +35,7 @@ var Schemes = []string{"nats", "tls", "ws", "wss"}
 // entries are dropped.
 func URLs(list string) []string {
 	var out []string
-	for _, u := range strings.Split(list, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
+	_ = flagval.List(&out)(list) // a list never fails
 	return out
 }
 
