@@ -15,6 +15,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -66,17 +67,10 @@ func (c Config) Resolved() Config {
 	c.EtherPort = c.Port()
 	hosts := make([]string, len(c.ClusterHosts))
 	for i, h := range c.ClusterHosts {
-		hosts[i] = withScheme(h)
+		hosts[i] = natsconn.WithScheme(h)
 	}
 	c.ClusterHosts = hosts
 	return c
-}
-
-func withScheme(host string) string {
-	if strings.Contains(host, "://") {
-		return host
-	}
-	return "nats://" + host
 }
 
 // Validate names the first bad field. It never changes c: it checks the
@@ -109,8 +103,8 @@ func (c Config) Validate() error {
 		return bad("node timeout (RS_NODE_TIMEOUT)", "%v must exceed the heartbeat %v", c.NodeTimeout, c.Heartbeat)
 	}
 	for _, h := range c.ClusterHosts {
-		h = withScheme(h)
-		if u, err := url.Parse(h); err != nil || u.Host == "" {
+		h = natsconn.WithScheme(h)
+		if natsconn.CheckURL(h) != nil {
 			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
 	}
@@ -189,27 +183,21 @@ func (c *Config) ClusterHostsRedacted() string {
 	return redact.List(strings.Join(c.ClusterHosts, ","))
 }
 
-// LoadConfig builds the configuration from defaults, then the environment
-// (getenv), then args (flags after the subcommand). Help is flag.ErrHelp.
+// LoadConfig builds the configuration in the one order
+// (docs/development.md, *Configuration*): defaults, the environment
+// (getenv), args (flags after the subcommand), Resolved, Validate. Help is
+// flag.ErrHelp.
 func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
-	vars := c.vars()
-	for _, v := range vars {
-		if s := getenv(v.env); s != "" {
-			if err := v.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, v.env, s, err)
-			}
-		}
+	var env []flagval.EnvVar
+	for _, v := range c.vars() {
+		env = append(env, flagval.EnvVar{Name: v.env, Set: v.set})
 	}
-	fs := NewFlagSet(&c, io.Discard)
-	if err := fs.Parse(args); err != nil {
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
 		}
 		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
 	}
 	c = c.Resolved()
 	return c, c.Validate()

@@ -98,8 +98,8 @@ type Options struct {
 	StdinTimeout time.Duration
 	// DieWithParent binds the child to this process: it is killed when
 	// this process ends in any way, kill -9 included on Linux
-	// (diewithparent.go). Off by default, and never set by the agent,
-	// whose games outlive it.
+	// (diewithparent.go). Off by default: the agent's games outlive it,
+	// unless its config sets games_die_with_agent (corrosion-panel dev).
 	DieWithParent bool
 	// SpawnCheck, when set, is asked before each spawn (start, restart,
 	// crash restart); its error fails that start as ErrStartFailed (the

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -119,27 +120,21 @@ func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// LoadConfig builds the configuration from the defaults, then the
-// environment (getenv), then args; flags win. It returns the validated
-// Config; help is flag.ErrHelp. Usage goes to out.
+// LoadConfig builds the configuration in the one order
+// (docs/development.md, *Configuration*): defaults, the environment
+// (getenv), args, Validate (the panel resolves nothing). Help is
+// flag.ErrHelp; usage goes to out.
 func LoadConfig(name string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	c := DefaultConfig()
+	var env []flagval.EnvVar
 	for _, o := range c.options() {
-		if s := getenv(o.env); s != "" {
-			if err := o.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s: %v", ErrConfig, o.env, err)
-			}
-		}
+		env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 	}
-	fs := NewFlagSet(name, &c, out)
-	if err := fs.Parse(args); err != nil {
+	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
 		}
 		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
 	}
 	return c, c.Validate()
 }
@@ -194,15 +189,7 @@ func validListen(addr string) error {
 }
 
 // NATSURLs returns the entries of NATSURL, split on commas and trimmed.
-func (c Config) NATSURLs() []string {
-	var out []string
-	for _, u := range strings.Split(c.NATSURL, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
+func (c Config) NATSURLs() []string { return natsconn.URLs(c.NATSURL) }
 
 func (c Config) validateNATS() error {
 	bad := func(what, format string, a ...any) error {
@@ -213,8 +200,7 @@ func (c Config) validateNATS() error {
 		return bad("--nats-url (NATS_URL)", "no URL; e.g. nats://127.0.0.1:4222")
 	}
 	for _, s := range urls {
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || !validNATSScheme(u.Scheme) {
+		if natsconn.CheckURL(s) != nil {
 			return bad("--nats-url (NATS_URL)", "%q is not a URL like nats://host:4222", redact.URL(s))
 		}
 	}
@@ -246,12 +232,4 @@ func (c Config) validateNATS() error {
 		}
 	}
 	return nil
-}
-
-func validNATSScheme(s string) bool {
-	switch s {
-	case "nats", "tls", "ws", "wss":
-		return true
-	}
-	return false
 }

@@ -114,6 +114,9 @@ type agentTable struct {
 	// AllowRoot is set when make run runs as root: the agent refuses to
 	// start game servers as root otherwise.
 	AllowRoot bool `toml:"allow_root,omitempty"`
+	// GamesDieWithAgent: the demo games die with the agent, which dies
+	// with dev, so nothing outlives a killed dev.
+	GamesDieWithAgent bool `toml:"games_die_with_agent"`
 }
 
 type probeTable struct {
@@ -153,7 +156,8 @@ const heartbeatSeconds = 5
 func writeAgentConfig(p fleetPlan) (string, error) {
 	cfg := agentConfig{
 		Agent: agentTable{LicenseID: License, NATSURL: p.natsURL, HeartbeatSeconds: heartbeatSeconds,
-			StateDir: filepath.Join(p.dir, "agent-state"), AllowRoot: os.Geteuid() == 0},
+			StateDir: filepath.Join(p.dir, "agent-state"), AllowRoot: os.Geteuid() == 0,
+			GamesDieWithAgent: true},
 		Probe: []probeTable{{Name: "panel", Host: "127.0.0.1", Port: p.panelPort}},
 	}
 	for _, w := range p.worlds {

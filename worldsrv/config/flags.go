@@ -49,30 +49,23 @@ func (c *Config) options() []option {
 	}
 }
 
-// Load builds the configuration from the defaults, then the environment
-// (getenv; flags win over it), then args. It returns the resolved,
-// validated Config; help is flag.ErrHelp.
+// Load builds the configuration in the one order (docs/development.md,
+// *Configuration*): defaults, the environment (getenv), args, Resolved,
+// Validate. It also validates before resolving: a conflict is then
+// reported as the user's, not a default's. Help is flag.ErrHelp.
 func Load(args []string, getenv func(string) string) (Config, error) {
 	c := Default()
+	var env []flagval.EnvVar
 	for _, o := range c.options() {
-		if o.env == "" {
-			continue
-		}
-		if s := getenv(o.env); s != "" {
-			if err := o.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, o.env, s, err) // only numbers and levels can fail: no secret shown
-			}
+		if o.env != "" {
+			env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 		}
 	}
-	fs := NewFlagSet(&c, io.Discard)
-	if err := fs.Parse(args); err != nil {
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
 		}
 		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
 	}
 	if err := c.Validate(); err != nil { // before Resolved: a conflict is the user's, not a default's
 		return c, err

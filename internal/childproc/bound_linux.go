@@ -1,4 +1,4 @@
-package supervise
+package childproc
 
 import (
 	"os/exec"
@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// boundOnKill: Linux's parent-death signal reaches the child even when
+// BoundOnKill: Linux's parent-death signal reaches the child even when
 // this process is killed with SIGKILL.
-const boundOnKill = true
+const BoundOnKill = true
 
 // forker is the goroutine that starts every die-with-parent child. The
 // kernel sends the parent-death signal when the *thread* that forked the
@@ -24,9 +24,9 @@ var forker struct {
 	reqs chan func() // each request runs on the forker's thread
 }
 
-// startBound starts cmd with SIGKILL as its parent-death signal, from the
+// StartBound starts cmd with SIGKILL as its parent-death signal, from the
 // forker's thread.
-func startBound(cmd *exec.Cmd) error {
+func StartBound(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

@@ -1,4 +1,4 @@
-package supervise
+package childproc
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 // on the Linux development machines; the behaviour is Windows' documented
 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE.
 
-// boundOnKill: the job object is closed by the kernel when this process
+// BoundOnKill: the job object is closed by the kernel when this process
 // ends in any way, which kills every process in it.
-const boundOnKill = true
+const BoundOnKill = true
 
 // killJob is one job object for all die-with-parent children of this
 // process, created on first use. Its handle is never closed (nor
@@ -50,10 +50,10 @@ func jobHandle() (windows.Handle, error) {
 	return killJob.h, killJob.err
 }
 
-// startBound starts cmd and puts it in the kill-on-close job. Go cannot
+// StartBound starts cmd and puts it in the kill-on-close job. Go cannot
 // start a process suspended, so a process the child creates in its first
 // instants, before it is assigned, is outside the job.
-func startBound(cmd *exec.Cmd) error {
+func StartBound(cmd *exec.Cmd) error {
 	job, err := jobHandle()
 	if err != nil {
 		return err

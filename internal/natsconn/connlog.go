@@ -1,4 +1,4 @@
-package agent
+package natsconn
 
 import (
 	"crypto/tls"
