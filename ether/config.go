@@ -29,7 +29,7 @@ type Config struct {
 	DBPort        int           // RS_DB_PORT, --db-port (default 5432)
 	DBName        string        // RS_DB_NAME, --db-name (default postgres)
 	DBUser        string        // RS_DB_USER, --db-user (default postgres)
-	DBPass        string        // RS_DB_PASS, --db-pass (default password)
+	DBPass        string        // RS_DB_PASS, --db-pass, RS_DB_PASS_FILE, --db-pass-file (default password)
 	ClusterHosts  []string      // RS_CLUSTER_HOSTS, --cluster-hosts: NATS URLs (default nats://127.0.0.1:4222)
 	ClusterName   string        // RS_CLUSTER_NAME, --cluster-name: subject prefix (default ether)
 	MetricsListen string        // RS_METRICS_LISTEN, --metrics-listen: /metrics and /health address (default off)
@@ -38,7 +38,7 @@ type Config struct {
 	NodeTimeout   time.Duration // RS_NODE_TIMEOUT, --node-timeout: silent peer is down after (default 3s)
 	HealthEvery   time.Duration // RS_HEALTH_INTERVAL, --health-interval: health snapshot period (default 5s)
 	LinkGrace     time.Duration // RS_LINK_GRACE, --link-grace: sessions of a lost world wait this long for a resync (default 10s)
-	LinkToken     string        // RS_LINK_TOKEN, --link-token: a world must send it first (LinkAuth); empty: none (default). Never printed
+	LinkToken     string        // RS_LINK_TOKEN, --link-token, RS_LINK_TOKEN_FILE, --link-token-file: a world must send it first (LinkAuth); empty: none (default). Never printed
 	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
 	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
 }
@@ -168,7 +168,8 @@ func (c *Config) vars() []envVar {
 		{"RS_DB_PORT", "db-port", "Postgres port", flagval.Int(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
 		{"RS_DB_NAME", "db-name", "Postgres database", flagval.String(&c.DBName), func() string { return c.DBName }},
 		{"RS_DB_USER", "db-user", "Postgres user", flagval.String(&c.DBUser), func() string { return c.DBUser }},
-		{"RS_DB_PASS", "db-pass", "Postgres password", flagval.String(&c.DBPass), func() string { return "***" }},
+		{"RS_DB_PASS", "db-pass", flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), flagval.String(&c.DBPass), func() string { return "***" }},
+		{"RS_DB_PASS_FILE", "db-pass-file", "file holding the Postgres password", flagval.SecretFile(&c.DBPass), noDefault},
 		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", flagval.List(&c.ClusterHosts), c.ClusterHostsRedacted},
 		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", flagval.String(&c.ClusterName), func() string { return c.ClusterName }},
 		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", flagval.String(&c.MetricsListen), func() string { return c.MetricsListen }},
@@ -177,7 +178,8 @@ func (c *Config) vars() []envVar {
 		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", flagval.Duration(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
 		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", flagval.Duration(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", flagval.Duration(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
+		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
+		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), noDefault},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
@@ -225,6 +227,10 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// noDefault is the get of a -file variable: the file's name is not kept,
+// and its content is the secret's, shown by the secret's own variable.
+func noDefault() string { return "" }
 
 // secretShown is how a secret appears in usage and dumps: "***" when set.
 func secretShown(s string) string {
