@@ -70,7 +70,7 @@ func TestConsole_SendErrorsInWords(t *testing.T) {
 		{"not running", "idle", "hi", http.StatusConflict, "the instance is not running"},
 		{"empty", "game", "  ", http.StatusBadRequest, "type something"},
 		{"two lines", "game", "a\nb", http.StatusBadRequest, "one line at a time"},
-		{"no such instance", "nope", "hi", http.StatusServiceUnavailable, "the agent is not connected"}, // nobody answers its subject
+		{"no such instance", "nope", "hi", http.StatusNotFound, "the agent does not run this instance"}, // the agent answers unknown_instance
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,8 +209,9 @@ func TestConsole_TwoReplicas(t *testing.T) {
 	waitFor(t, two, "echo: both-replicas")
 }
 
-// A console whose agent does not answer opens anyway, says why there is
-// no backlog, and shows live lines when they come.
+// A console the agent has no backlog for (an instance it does not run)
+// opens anyway, says why there is no backlog, and shows live lines when
+// they come.
 func TestConsole_NoAgentSaysWhy(t *testing.T) {
 	e := newEnv(t)
 	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
@@ -224,7 +225,7 @@ func TestConsole_NoAgentSaysWhy(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(notice, "no backlog: the agent is not connected") {
+	if !strings.Contains(notice, "no backlog: the agent does not run this instance") {
 		t.Fatalf("notice %q", notice)
 	}
 	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
