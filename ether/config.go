@@ -41,6 +41,7 @@ type Config struct {
 	LinkToken     string        // RS_LINK_TOKEN, --link-token, RS_LINK_TOKEN_FILE, --link-token-file: a world must send it first (LinkAuth); empty: none (default). Never printed
 	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
 	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
+	LogStdout     bool          // RS_LOG_STDOUT, --log-stdout: log to stdout (also when the agent runs ether: internal/logdest)
 }
 
 // ErrConfig: an invalid configuration; the message names the field.
@@ -181,6 +182,7 @@ func (c *Config) vars() []envVar {
 		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
 		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), noDefault},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
+		{"RS_LOG_STDOUT", "log-stdout", "log to stdout instead of stderr (on by itself when the corrosion agent runs ether)", flagval.Bool(&c.LogStdout), func() string { return strconv.FormatBool(c.LogStdout) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }

@@ -3,10 +3,7 @@ package console_test
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/corrosion/corrosion/agent/wire"
-	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/console"
 )
 
@@ -56,40 +53,4 @@ func FuzzLineLevel(f *testing.F) {
 			t.Fatalf("LineLevel(%q) = %d without a level in the line", s, l)
 		}
 	})
-}
-
-// TestConsole_TintByLevel: a line is tinted by the level it states,
-// whatever stream it came on (worldsrv and ether log INFO to stderr when
-// run by hand); a line that states none is tinted by its stream.
-func TestConsole_TintByLevel(t *testing.T) {
-	e := newEnv(t)
-	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
-	if status != 200 {
-		t.Fatalf("stream: %d", status)
-	}
-	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
-	lines := []wire.ConsoleLine{
-		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=INFO msg="world ready"`},
-		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=WARN msg="sidecar link lost"`},
-		{Stream: "stdout", Text: `{"level":"error","msg":"cannot save"}`},
-		{Stream: "stderr", Text: `panic: runtime error`},
-		{Stream: "stdout", Text: `plain output`},
-	}
-	m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "ghost", Lines: lines}
-	if err := e.p.NC.Publish(wire.ConsoleSubject(licA, "ghost"), m.AppendJSON(nil)); err != nil {
-		t.Fatal(err)
-	}
-	seen := waitFor(t, events, "plain output")
-	var tints []string
-	for _, ev := range seen {
-		if ev.name != console.EventLines {
-			continue
-		}
-		_, s, _ := ev.lines(t)
-		tints = append(tints, s...)
-	}
-	want := []string{"o", "w", "e", "e", "o"}
-	if strings.Join(tints, ",") != strings.Join(want, ",") {
-		t.Fatalf("tints %q, want %q", tints, want)
-	}
 }

@@ -86,7 +86,8 @@ type Config struct {
 	HTTPListen string // --http-listen: HTTP port (default 0.0.0.0:8070+N)
 	RCONListen string // --rcon-listen: Source RCON (default 127.0.0.1:25500+N)
 
-	LogLevel slog.Level // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+	LogLevel  slog.Level // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+	LogStdout bool       // RS_LOG_STDOUT, --log-stdout: log to stdout (also when the agent runs the world: internal/logdest)
 }
 
 // ErrConfig marks an invalid configuration; the message names the flag.

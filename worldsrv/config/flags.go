@@ -48,6 +48,7 @@ func (c *Config) options() []option {
 		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: flagval.String(&c.GameListen), get: func() string { return c.GameListen }},
 		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: flagval.String(&c.HTTPListen), get: func() string { return c.HTTPListen }},
 		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: flagval.String(&c.RCONListen), get: func() string { return c.RCONListen }},
+		{flag: "log-stdout", env: "RS_LOG_STDOUT", usage: "log to stdout instead of stderr (on by itself when the corrosion agent runs the world)", set: flagval.Bool(&c.LogStdout), get: func() string { return strconv.FormatBool(c.LogStdout) }, boolean: true},
 		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: flagval.Level(&c.LogLevel), get: func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether"
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/logdest"
 )
 
 const usage = `usage: ether <command> [flags]
@@ -60,7 +61,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
 		return 2
 	}
-	log := ether.NewLogger(stderr, cfg)
+	log := ether.NewLogger(logdest.Writer(cfg.LogStdout, getenv, stdout, stderr), cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if args[0] == "migrate" {

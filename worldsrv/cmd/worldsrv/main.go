@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/logdest"
 	"github.com/corrosion/corrosion/worldsrv/config"
 	"github.com/corrosion/corrosion/worldsrv/world"
 )
@@ -51,7 +52,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "worldsrv: %v\n(worldsrv --help lists the flags)\n", err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
+	logOut := logdest.Writer(cfg.LogStdout, getenv, stdout, stderr)
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, log); err != nil {
