@@ -8,32 +8,29 @@ import (
 )
 
 func TestLineLevel(t *testing.T) {
-	tests := []struct {
-		text string
-		want console.Level
-	}{
-		{`time=2026-11-27T21:00:00Z level=INFO msg="world ready" node=10`, console.LevelInfo},
-		{`time=2026-11-27T21:00:00Z level=DEBUG msg=x`, console.LevelInfo},
-		{`time=2026-11-27T21:00:00Z level=WARN msg="sidecar link lost"`, console.LevelWarn},
-		{`time=2026-11-27T21:00:00Z level=ERROR msg="cannot save"`, console.LevelError},
-		{`time=x level=WARN+2 msg=y`, console.LevelWarn},
-		{`level="error" msg=y`, console.LevelError},
-		{`msg="level=error in the text" level=info`, console.LevelInfo}, // the first field that starts with level=
-		{`xlevel=error`, console.LevelNone},
-		{`{"time":"2026","level":"info","msg":"hi"}`, console.LevelInfo},
-		{`  { "level" : "warning", "msg":"hi"}`, console.LevelWarn},
-		{`{"msg":"\"level\":\"error\"","level":"info"}`, console.LevelInfo},
-		{`{"lvl":"error"}`, console.LevelNone},
-		{`{"level":3}`, console.LevelNone},
-		{`Error: something broke`, console.LevelNone},
-		{`level=`, console.LevelNone},
-		{`level="unterminated`, console.LevelNone},
-		{`level=verbose`, console.LevelNone},
-		{``, console.LevelNone},
+	tests := map[string]console.Level{
+		`time=2026-11-27T21:00:00Z level=INFO msg="world ready" node=10`: console.LevelInfo,
+		`time=2026-11-27T21:00:00Z level=DEBUG msg=x`:                    console.LevelInfo,
+		`time=2026-11-27T21:00:00Z level=WARN msg="sidecar link lost"`:   console.LevelWarn,
+		`time=2026-11-27T21:00:00Z level=ERROR msg="cannot save"`:        console.LevelError,
+		`time=x level=WARN+2 msg=y`:                                      console.LevelWarn,
+		`level="error" msg=y`:                                            console.LevelError,
+		`msg="level=error in the text" level=info`:                       console.LevelInfo, // the first field that starts with level=
+		`xlevel=error`: console.LevelNone,
+		`{"time":"2026","level":"info","msg":"hi"}`:    console.LevelInfo,
+		`  { "level" : "warning", "msg":"hi"}`:         console.LevelWarn,
+		`{"msg":"\"level\":\"error\"","level":"info"}`: console.LevelInfo,
+		`{"lvl":"error"}`:                              console.LevelNone,
+		`{"level":3}`:                                  console.LevelNone,
+		`Error: something broke`:                       console.LevelNone,
+		`level=`:                                       console.LevelNone,
+		`level="unterminated`:                          console.LevelNone,
+		`level=verbose`:                                console.LevelNone,
+		``:                                             console.LevelNone,
 	}
-	for _, tt := range tests {
-		if got := console.LineLevel(tt.text); got != tt.want {
-			t.Errorf("LineLevel(%q) = %d, want %d", tt.text, got, tt.want)
+	for text, want := range tests {
+		if got := console.LineLevel(text); got != want {
+			t.Errorf("LineLevel(%q) = %d, want %d", text, got, want)
 		}
 	}
 }

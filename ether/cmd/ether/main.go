@@ -16,6 +16,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether"
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/consolein"
 	"github.com/corrosion/corrosion/internal/logdest"
 )
 
@@ -67,7 +68,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if args[0] == "migrate" {
 		err = ether.Migrate(ctx, cfg, log)
 	} else {
-		err = serve(ctx, cfg, log)
+		err = serve(ctx, cfg, log, os.Stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
@@ -76,11 +77,19 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
-func serve(ctx context.Context, cfg ether.Config, log *slog.Logger) error {
+func serve(ctx context.Context, cfg ether.Config, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
 	node, err := ether.New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
+	// The console input: status, health, help, answered on stdout. Not
+	// waited for: it never holds up the shutdown.
+	go func() {
+		err := consolein.Serve(ctx, stdin, stdout, func(_ context.Context, line string) string { return node.ConsoleLine(line) })
+		if err != nil {
+			log.Warn("console input ended", "err", err)
+		}
+	}()
 	return node.Run(ctx)
 }
 

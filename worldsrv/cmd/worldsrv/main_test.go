@@ -480,3 +480,51 @@ func TestLog_StdoutWhenRunByTheAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestConsole_StdinCommands: the world reads the admin commands from its
+// stdin, as the agent writes them for the panel's console "Send", and
+// answers on stdout; a stdin left open does not hold up a SIGTERM.
+func TestConsole_StdinCommands(t *testing.T) {
+	web := natstest.FreePort(t)
+	args := append([]string{"--node-id", "10", "--ether", "off",
+		"--game-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t)),
+		"--http-listen", "127.0.0.1:" + strconv.Itoa(web),
+		"--rcon-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))}, dbFlags(t, pgtest.NewDatabase(t))...)
+	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), args...)
+	cmd.Env = testbin.Env()
+	var stdout, stderr testbin.Output
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	defer func() { _ = cmd.Process.Kill(); <-exited }()
+	poll.Until(t, wait, func() error {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(web) + "/ready")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/ready: %d", resp.StatusCode)
+		}
+		return nil
+	})
+	testbin.Converse(t, stdin, &stdout, wait,
+		testbin.Exchange{Line: "status", Want: "node 10"},
+		testbin.Exchange{Line: "say hello from stdin", Want: "said: hello from stdin"},
+		testbin.Exchange{Line: "dance", Want: `unknown command "dance"`})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		t.Fatal("worldsrv did not exit on SIGTERM with its stdin open")
+	}
+}
