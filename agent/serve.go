@@ -138,7 +138,8 @@ func toWire(err error) error {
 	return err
 }
 
-// subscribe serves each instance's cmd and files.cmd, then host.cmd last:
+// subscribe serves each instance's cmd and files.cmd, then the answer
+// unknown_instance for every other id on the license, then host.cmd last:
 // NATS processes subscriptions in order, so once ping answers, every
 // subject is served.
 func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscription, error) {
@@ -159,6 +160,11 @@ func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscript
 			return nil, err
 		}
 	}
+	unknown, err := a.serveUnknown(nc)
+	if err != nil {
+		return nil, err
+	}
+	subs = append(subs, unknown...)
 	if err := add(wire.HostCmdSubject(lic), a.hostFuncs()); err != nil {
 		return nil, err
 	}

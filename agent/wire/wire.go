@@ -207,6 +207,7 @@ const (
 	CodeStartFailed      = "start_failed"      // the process could not be spawned
 	CodeDependencyFailed = "dependency_failed" // a depends_on instance did not come up
 	CodeShuttingDown     = "shutting_down"     // the agent is stopping
+	CodeUnknownInstance  = "unknown_instance"  // no agent of the license runs this instance id
 	CodeInternal         = "internal"
 	CodeReplyTooLarge    = "reply_too_large" // the reply would not fit in one NATS message
 )
@@ -230,6 +231,15 @@ func Errorf(code, format string, a ...any) *Error {
 // UnknownFunc is the error for a func not in supported.
 func UnknownFunc(fn string, supported []string) *Error {
 	return Errorf(CodeUnknownFunc, "unknown func %q; supported: %s", fn, strings.Join(supported, ", "))
+}
+
+// UnknownInstance is the error for a request to an instance id the agent
+// does not run; the message lists the ids it does.
+func UnknownInstance(id string, known []string) *Error {
+	if len(known) == 0 {
+		return Errorf(CodeUnknownInstance, "unknown instance %q; this agent runs no instances", id)
+	}
+	return Errorf(CodeUnknownInstance, "unknown instance %q; this agent runs: %s", id, strings.Join(known, ", "))
 }
 
 // EncodeError renders err as an ErrorReply. A *Error keeps its code (and

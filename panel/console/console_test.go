@@ -70,7 +70,7 @@ func TestConsole_SendErrorsInWords(t *testing.T) {
 		{"not running", "idle", "hi", http.StatusConflict, "the instance is not running"},
 		{"empty", "game", "  ", http.StatusBadRequest, "type something"},
 		{"two lines", "game", "a\nb", http.StatusBadRequest, "one line at a time"},
-		{"no such instance", "nope", "hi", http.StatusServiceUnavailable, "the agent is not connected"}, // nobody answers its subject
+		{"no such instance", "nope", "hi", http.StatusNotFound, "the agent does not run this instance"}, // the agent answers unknown_instance
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,8 +209,9 @@ func TestConsole_TwoReplicas(t *testing.T) {
 	waitFor(t, two, "echo: both-replicas")
 }
 
-// A console whose agent does not answer opens anyway, says why there is
-// no backlog, and shows live lines when they come.
+// A console the agent has no backlog for (an instance it does not run)
+// opens anyway, says why there is no backlog, and shows live lines when
+// they come.
 func TestConsole_NoAgentSaysWhy(t *testing.T) {
 	e := newEnv(t)
 	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
@@ -224,7 +225,7 @@ func TestConsole_NoAgentSaysWhy(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(notice, "no backlog: the agent is not connected") {
+	if !strings.Contains(notice, "no backlog: the agent does not run this instance") {
 		t.Fatalf("notice %q", notice)
 	}
 	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
@@ -266,5 +267,41 @@ func TestConsole_SurvivesNATSRestart(t *testing.T) {
 			m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "game", Lines: []wire.ConsoleLine{{Stream: "stdout", Text: "after the restart"}}}
 			_ = e.p.NC.Publish(wire.ConsoleSubject(licA, "game"), m.AppendJSON(nil)) // buffered while reconnecting
 		}
+	}
+}
+
+// TestConsole_TintByLevel: a line is tinted by the level it states,
+// whatever stream it came on (worldsrv and ether log INFO to stderr when
+// run by hand); a line that states none is tinted by its stream.
+func TestConsole_TintByLevel(t *testing.T) {
+	e := newEnv(t)
+	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("stream: %d", status)
+	}
+	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
+	lines := []wire.ConsoleLine{
+		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=INFO msg="world ready"`},
+		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=WARN msg="sidecar link lost"`},
+		{Stream: "stdout", Text: `{"level":"error","msg":"cannot save"}`},
+		{Stream: "stderr", Text: `panic: runtime error`},
+		{Stream: "stdout", Text: `plain output`},
+	}
+	m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "ghost", Lines: lines}
+	if err := e.p.NC.Publish(wire.ConsoleSubject(licA, "ghost"), m.AppendJSON(nil)); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFor(t, events, "plain output")
+	var tints []string
+	for _, ev := range seen {
+		if ev.name != console.EventLines {
+			continue
+		}
+		_, s, _ := ev.lines(t)
+		tints = append(tints, s...)
+	}
+	want := []string{"o", "w", "e", "e", "o"}
+	if strings.Join(tints, ",") != strings.Join(want, ",") {
+		t.Fatalf("tints %q, want %q", tints, want)
 	}
 }

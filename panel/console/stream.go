@@ -162,8 +162,9 @@ func equalLines(a, b []wire.ConsoleLine) bool {
 	return true
 }
 
-// line is one console line on the stream: [stream, text], the stream as
-// "o" (stdout), "e" (stderr) or "a" (agent notice).
+// line is one console line on the stream: [tint, text], the tint "e"
+// (error), "w" (warning), "o" (anything else) or "a" (agent notice); see
+// tintCode.
 type line [2]string
 
 type linesEvent struct {
@@ -178,20 +179,30 @@ type noticeEvent struct {
 func encodeLines(ls []wire.ConsoleLine) []line {
 	out := make([]line, len(ls))
 	for i, l := range ls {
-		out[i] = line{streamCode(l.Stream), l.Text}
+		out[i] = line{tintCode(l), l.Text}
 	}
 	return out
 }
 
-func streamCode(s string) string {
-	switch s {
-	case wire.StreamStderr:
-		return "e"
-	case wire.StreamAgent:
+// tintCode is the one place a console line's tint is decided: by the
+// level the line states (LineLevel), else by its stream (stderr: error).
+// A game logging INFO lines to stderr is not shown as failing.
+func tintCode(l wire.ConsoleLine) string {
+	if l.Stream == wire.StreamAgent {
 		return "a"
-	default:
+	}
+	switch LineLevel(l.Text) {
+	case LevelError:
+		return "e"
+	case LevelWarn:
+		return "w"
+	case LevelInfo:
 		return "o"
 	}
+	if l.Stream == wire.StreamStderr {
+		return "e"
+	}
+	return "o"
 }
 
 // sseWriter writes server-sent events, each flushed at once and bounded

@@ -152,6 +152,15 @@ func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
 	if len(children) < 5 { // agent, 2 ethers, 2 worlds (and Postgres)
 		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
 	}
+	// No secret on a command line, which every local user can read.
+	for _, c := range children {
+		line, _ := c.Cmdline()
+		for _, flag := range []string{"--rcon-password", "--db-pass", "--link-token", "--database-url", "--nats-password", "--nats-token"} {
+			if strings.Contains(line, flag+" ") || strings.Contains(line, flag+"=") {
+				t.Errorf("a secret on a command line (%s): %s", flag, line)
+			}
+		}
+	}
 	if err := syscall.Kill(-d.cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -205,6 +205,10 @@ func (w *World) buildAdmin(api *httpapi.Server) error {
 	return nil
 }
 
+// Console is the world as the admin commands see it, for the console
+// input (stdin) beside RCON.
+func (w *World) Console() admin.Console { return w.engine }
+
 // GameAddr and HTTPAddr are the bound listeners' addresses.
 func (w *World) GameAddr() net.Addr { return w.gameLn.Addr() }
 
