@@ -50,3 +50,32 @@ func TestRun_TwoWorlds_PMsWaitForFriendsOnline(t *testing.T) {
 		t.Fatalf("report %+v: want every friend online and every PM received, none offline", rep)
 	}
 }
+
+// A world restart brings its players back at once: 300 existing accounts
+// (friends with the next 3) reconnecting 100 at a time all get in, and none
+// is answered 13 (could not complete). Before, logins waiting for a
+// password-hashing slot for more than 5 s were answered 13, and so were
+// those whose LoginCheck answer queued behind the storm's friend traffic
+// for more than 5 ticks.
+func TestRun_ReconnectStorm_ExistingAccountsAllGetIn(t *testing.T) {
+	const accounts, inFlight = 300, 100
+	cl := worldtest.NewCluster(t)
+	w := cl.Spawn(t, 10, "--max-conns-per-ip", "1000")
+	cfg := swarm.Config{Addrs: []string{w.Game}, Bots: accounts, Prefix: "storm", Password: "pw",
+		Friends: 3, Duration: 100 * time.Millisecond, InFlight: inFlight, Seed: 1}
+	created, err := swarm.Run(context.Background(), cfg)
+	if err != nil || created.Logins != accounts {
+		t.Fatalf("creating the accounts: %v, report %+v", err, created)
+	}
+	worldtest.WaitPlayers(t, w, 0)
+	cfg.Friends = 0 // they have their friends already
+	rep, err := swarm.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d existing accounts, %d in flight: %d in, %.1f/s, p50 %.0f ms, p99 %.0f ms, errors %v",
+		accounts, inFlight, rep.Logins, rep.LoginsPerSec, rep.LoginP50Ms, rep.LoginP99Ms, rep.Errors)
+	if rep.Logins != accounts || len(rep.Errors) != 0 {
+		t.Fatalf("%d of %d existing accounts got in, errors %v: want all, none refused", rep.Logins, accounts, rep.Errors)
+	}
+}
