@@ -25,8 +25,9 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/httpapi"
 )
 
-// The scenario's sizes and windows. The whole of it runs in four to five
-// minutes on two cores (mostly the 2,000 logins and the 60 s window).
+// The scenario's sizes and windows. The whole of it runs in six to eight
+// minutes on a quiet two-core machine (mostly the two rounds of 2,000
+// logins and the two 60 s windows).
 const (
 	players     = 2000             // bots on world 10 for the tick, RSS and login figures
 	idleTicks   = 20               // the empty world's window (ticks since start)
