@@ -52,8 +52,10 @@ type Config struct {
 	Duration time.Duration
 	Ramp     float64 // logins started per second; 0: as fast as InFlight allows
 	InFlight int     // logins in flight at once; 0: DefaultInFlight
-	Seed     int64   // for targets and PM pairs; 0: from the clock
-	Logger   *slog.Logger
+	// LoginTimeout bounds each bot's login; 0: bot.DefaultLoginTimeout.
+	LoginTimeout time.Duration
+	Seed         int64 // for targets and PM pairs; 0: from the clock
+	Logger       *slog.Logger
 	// LoggedIn, when set, is called once with the bots logged in, after
 	// the logins and the friend requests and before the steady phase (a
 	// harness measuring the steady phase starts there).
@@ -84,6 +86,8 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("ramp: %g, want ≥ 0", cfg.Ramp)
 	case cfg.WalkReach < 0:
 		return fmt.Errorf("walk-reach: %d, want ≥ 0", cfg.WalkReach)
+	case cfg.LoginTimeout < 0:
+		return fmt.Errorf("login-timeout: %v, want ≥ 0", cfg.LoginTimeout)
 	case cfg.InFlight < 0:
 		return fmt.Errorf("in-flight: %d, want ≥ 0", cfg.InFlight)
 	}

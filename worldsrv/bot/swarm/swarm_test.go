@@ -27,6 +27,7 @@ func TestConfig_Validate_NamesTheField(t *testing.T) {
 		{"no duration", "duration", func(c *Config) { c.Duration = 0 }},
 		{"negative ramp", "ramp", func(c *Config) { c.Ramp = -1 }},
 		{"negative walk reach", "walk-reach", func(c *Config) { c.WalkReach = -1 }},
+		{"negative login timeout", "login-timeout", func(c *Config) { c.LoginTimeout = -1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good
