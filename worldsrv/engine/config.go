@@ -19,6 +19,7 @@ const (
 	DefaultMaxPerAddress   = 10
 	DefaultPendingTicks    = 5
 	DefaultEtherDrain      = 100
+	DefaultEtherCatchUp    = time.Millisecond
 	DefaultInQueue         = 64
 	DefaultOutQueue        = 32
 	DefaultAcceptQueue     = 1024
@@ -43,8 +44,15 @@ type Config struct {
 	// PendingTicks is how many ticks a login waits for ether before it is
 	// answered 13. Default 5.
 	PendingTicks int
-	// EtherDrain is the most sidecar events one tick handles. Default 100.
+	// EtherDrain is the sidecar events one tick handles in one batch.
+	// Default 100.
 	EtherDrain int
+	// EtherCatchUp: while a batch of EtherDrain events finds more queued
+	// (a backlog: the friend lists and presence of a reconnect storm),
+	// the phase takes another batch, until it has run this long. Default
+	// 1 ms (a sidecar event takes about a microsecond); negative: one
+	// batch a tick.
+	EtherCatchUp time.Duration
 	// InQueue bounds a client's inbound messages; OutQueue its outbound
 	// chunks (one per tick); AcceptQueue the connections waiting for the
 	// next tick; MaxAuthInFlight the account checks running.
@@ -105,6 +113,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TickInterval == 0 {
 		c.TickInterval = DefaultTickInterval
+	}
+	if c.EtherCatchUp == 0 {
+		c.EtherCatchUp = DefaultEtherCatchUp
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout

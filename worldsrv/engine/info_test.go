@@ -86,7 +86,8 @@ func (w *world) wanderAndLeave(rng *rand.Rand, sims []*infoSim) []*infoSim {
 			s.c.c.Hangup()
 			continue
 		case r < 10:
-			s.c.deliver(&proto.Walk{X: reach(rng, p.pos.X, w.e.world.Width()), Y: reach(rng, p.pos.Y, w.e.world.Height())})
+			s.c.deliver(&proto.Walk{X: reach(rng, p.pos.X, swarmReach, w.e.world.Width()),
+				Y: reach(rng, p.pos.Y, swarmReach, w.e.world.Height())})
 		case r < 13:
 			s.c.deliver(&proto.Walk{X: uint16(rng.IntN(w.e.world.Width())), Y: uint16(rng.IntN(w.e.world.Height()))})
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -41,7 +42,20 @@ func (e *Engine) startAuth(c *Client, m *proto.Login) {
 		e.authing++
 		name, password := m.Username, m.Password
 		go func() {
-			acc, err := e.accounts.Login(e.authCtx, name, password)
+			// The check waits its turn for a hashing slot as long as the
+			// client waits (the store has no time bound of its own): a
+			// login queued behind a storm's hashes is not one that
+			// "could not complete".
+			ctx, cancel := context.WithCancel(e.authCtx)
+			defer cancel()
+			go func() {
+				select {
+				case <-c.hangup:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			acc, err := e.accounts.Login(ctx, name, password)
 			e.auths <- authResult{c: c, acc: acc, err: err}
 		}()
 	}
@@ -94,6 +108,10 @@ func (e *Engine) authDone(r authResult) {
 	c := r.c
 	if c.state != stateAuthing {
 		return // gone while its password was checked
+	}
+	if r.err != nil && c.hungUp() {
+		c.state = stateClosing // gave up while its password waited to be checked
+		return
 	}
 	if r.err != nil {
 		code := proto.LoginCouldNotComplete
