@@ -114,7 +114,7 @@ type graph map[string][]string
 func loadGraph(t *testing.T, dir, goos string, roots ...string) graph {
 	t.Helper()
 	g := graph{}
-	env := []string{"GOOS=" + goos, "GOARCH=amd64", "GOFLAGS=-mod=mod", "GOWORK=off"}
+	env := []string{"GOOS=" + goos, "GOARCH=amd64", "GOWORK=off"}
 	for _, p := range goList(t, dir, env, append([]string{"-deps", "-json=ImportPath,Imports"}, roots...)...) {
 		g[p.ImportPath] = p.Imports
 	}
