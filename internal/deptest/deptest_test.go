@@ -3,6 +3,7 @@ package deptest
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,18 +18,31 @@ type pkg struct {
 	Imports    []string
 }
 
-// list runs `go list -json` over patterns.
+// list runs `go list -json` over patterns in the module's root, for
+// this system.
 func list(t *testing.T, patterns ...string) []pkg {
 	t.Helper()
 	root, err := testbin.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", append([]string{"list", "-json"}, patterns...)...)
-	cmd.Dir = root
+	return goList(t, root, nil, append([]string{"-json=ImportPath,Imports"}, patterns...)...)
+}
+
+// goList runs `go list args...` in dir with env added to the environment
+// and decodes its JSON stream.
+func goList(t *testing.T, dir string, env []string, args ...string) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list %s (%s): %v\n%s", strings.Join(args, " "), strings.Join(env, " "), err, stderr)
 	}
 	var pkgs []pkg
 	dec := json.NewDecoder(strings.NewReader(string(out)))

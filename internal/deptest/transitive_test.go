@@ -1,10 +1,7 @@
 package deptest
 
 import (
-	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -111,26 +108,9 @@ type graph map[string][]string
 // at dir.
 func loadGraph(t *testing.T, dir, goos string, roots ...string) graph {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-deps", "-json=ImportPath,Imports"}, roots...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", "GOFLAGS=-mod=mod", "GOWORK=off")
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("go list (GOOS=%s): %v\n%s", goos, err, stderr)
-	}
 	g := graph{}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for {
-		var p pkg
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	env := []string{"GOOS=" + goos, "GOARCH=amd64", "GOWORK=off"}
+	for _, p := range goList(t, dir, env, append([]string{"-deps", "-json=ImportPath,Imports"}, roots...)...) {
 		g[p.ImportPath] = p.Imports
 	}
 	return g

@@ -165,27 +165,8 @@ func AddrKey(addr string) string {
 	return "addr:" + addr
 }
 
-// Wait returns how long the keys stay locked out (0: not locked).
-func (l *Limiter) Wait(now time.Time, keys ...string) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var wait time.Duration
-	for _, k := range keys {
-		if e := l.keys[k]; e != nil && e.lockedUntil.After(now) {
-			wait = max(wait, e.lockedUntil.Sub(now))
-		}
-	}
-	return wait
-}
-
-// Fail records a failed login for each key and returns how long they are
-// now locked out (0: not yet).
-func (l *Limiter) Fail(now time.Time, keys ...string) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.failLocked(now, keys)
-}
-
+// failLocked records a failed login for each key and returns how long
+// they are now locked out (0: not yet).
 func (l *Limiter) failLocked(now time.Time, keys []string) time.Duration {
 	var wait time.Duration
 	for _, k := range keys {
@@ -209,13 +190,6 @@ func (l *Limiter) failLocked(now time.Time, keys []string) time.Duration {
 		}
 	}
 	return wait
-}
-
-// Succeed clears a key (a username that just logged in).
-func (l *Limiter) Succeed(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.keys, key)
 }
 
 // Len is the number of keys remembered.

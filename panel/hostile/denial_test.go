@@ -86,3 +86,18 @@ func TestHostile_OtherLicenseActionsRefusedAndAudited(t *testing.T) {
 		}
 	}
 }
+
+// TestHostile_DeniedFloodIsBounded: a script looping on a refused stream
+// URL cannot grow the audit log faster than the per-operator budget of
+// denied rows (30 at once, 30 a minute); the refusals themselves go on.
+func TestHostile_DeniedFloodIsBounded(t *testing.T) {
+	e := start(t)
+	for i := range 200 {
+		if status, _ := e.Op.Get("/hosts/demo/instances/world1/console/stream"); status != http.StatusForbidden {
+			t.Fatalf("request %d = %d, want 403", i+1, status)
+		}
+	}
+	if n := len(e.audit(t, store.AuditFilter{Action: server.DeniedAction})); n < 1 || n > 30 {
+		t.Fatalf("200 refusals wrote %d denied rows, want 1 to 30", n)
+	}
+}
