@@ -76,7 +76,7 @@ func (s *stateLog) ended(connected bool, upFor time.Duration, err error, retryIn
 	case errors.Is(err, ErrNotOurSidecar):
 		if !s.saidForeign {
 			s.log.Warn("the ether port is held by a process that is not this world's sidecar; not linking to it (logins are answered \"login server offline\"), quietly until our own sidecar answers",
-				append([]any{"addr", s.addr, "reason", err, "retry_in", retryIn, "max_backoff", s.maxBackoff}, holder(s.addr)...)...)
+				append([]any{"reason", err, "retry_in", retryIn, "max_backoff", s.maxBackoff}, holder(s.addr)...)...)
 		}
 		s.saidDown, s.saidForeign = true, true
 	case !s.saidDown:

@@ -128,7 +128,7 @@ func (w *World) startEther(ctx context.Context) error {
 		}
 	}
 	w.link = etherlink.New(etherlink.Config{Addr: cfg.EtherAddr(), NodeID: cfg.NodeID,
-		Token: []byte(cfg.LinkToken), Logger: w.log.With("component", "etherlink")})
+		Token: []byte(cfg.LinkToken), Logger: w.log}) // the client adds component=etherlink and addr
 	return nil
 }
 
