@@ -3,7 +3,6 @@
 package worldtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -122,27 +121,4 @@ func (c Cluster) Spawn(t testing.TB, node int, extra ...string) World {
 	t.Helper()
 	return Run(t, c.DSN, append([]string{"--node-id", strconv.Itoa(node), "--ether", "spawn",
 		"--ether-port", strconv.Itoa(natstest.FreePort(t)), "--ether-bin", c.Ether, "--cluster", c.NATS}, extra...)...)
-}
-
-// WaitPlayers waits until w's /status counts n players online (the
-// world's logouts reach its sidecar within a tick or two).
-func WaitPlayers(t testing.TB, w World, n int) {
-	t.Helper()
-	poll.Until(t, Wait, func() error {
-		resp, err := http.Get(w.HTTP + "/status")
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var s struct {
-			Players int `json:"players"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-			return err
-		}
-		if s.Players != n {
-			return fmt.Errorf("%d players online, waiting for %d", s.Players, n)
-		}
-		return nil
-	})
 }
