@@ -79,8 +79,17 @@ func (a *Agent) status(inst *instance) wire.InstanceStatus {
 	} else {
 		r = inst.sup.Status().Wire()
 	}
-	r.ID, r.Game = inst.cfg.ID, inst.cfg.Game
+	r.ID, r.Game, r.Consoles = inst.cfg.ID, inst.cfg.Game, consoles(inst)
 	return r
+}
+
+// consoles says which consoles inst offers (wire.Consoles).
+func consoles(inst *instance) wire.Consoles {
+	c := wire.Consoles{RCON: wire.RCONNone, ConsoleInput: new(inst.sup != nil)}
+	if inst.cfg.RCON != nil {
+		c.RCON = string(inst.cfg.RCON.Kind)
+	}
+	return c
 }
 
 func (a *Agent) doStart(ctx context.Context, inst *instance, args powerArgs) error {

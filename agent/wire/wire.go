@@ -130,7 +130,24 @@ type InstanceReport struct {
 	// memory. Omitted when not running or not measurable.
 	CPUPercent *float64 `json:"cpu_percent,omitempty"`
 	RSSMB      *uint64  `json:"rss_mb,omitempty"`
+	Consoles
 }
+
+// Consoles says which consoles an instance offers, in the heartbeat's
+// instance entries and the status reply, so that a panel can say up front
+// what an instance lacks instead of failing after a command. Both fields
+// are left out by agents older than them: absent means unknown.
+type Consoles struct {
+	// RCON is the kind of the instance's [instance.rcon] ("source",
+	// "webrcon"), "none" without one.
+	RCON string `json:"rcon,omitempty"`
+	// ConsoleInput is whether the agent can write the process's stdin
+	// (send): a managed instance (with an exec); an unmanaged one has none.
+	ConsoleInput *bool `json:"console_input,omitempty"`
+}
+
+// RCONNone is Consoles.RCON of an instance without RCON.
+const RCONNone = "none"
 
 // ProbeReport is the result of TCP probes to the configured targets.
 type ProbeReport struct {

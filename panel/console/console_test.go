@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -304,4 +305,33 @@ func TestConsole_TintByLevel(t *testing.T) {
 	if strings.Join(tints, ",") != strings.Join(want, ",") {
 		t.Fatalf("tints %q, want %q", tints, want)
 	}
+}
+
+// TestConsole_SaysUpFrontWhatIsMissing: the RCON tab of an instance
+// without RCON, and the console of one the agent only watches, say so
+// instead of offering an input that fails after a command.
+func TestConsole_SaysUpFrontWhatIsMissing(t *testing.T) {
+	e := newEnv(t)
+	paneltest.StartAgent(t, e.p.NATSURL, licB, paneltest.AgentInstance{ID: "watched", Unmanaged: true})
+	check := func(c *paneltest.Client, path, marker, input string, want bool) {
+		t.Helper()
+		var body string
+		poll.Until(t, 10*time.Second, func() error { // the agent's first heartbeat makes the instance known
+			var status int
+			if status, body = c.Get(path); status != http.StatusOK {
+				return fmt.Errorf("%s: %d", path, status)
+			}
+			return nil
+		})
+		if got := strings.Contains(body, marker); got != want {
+			t.Errorf("%s: says %q up front: %v, want %v", path, marker, got, want)
+		}
+		if got := strings.Contains(body, `name="`+input+`"`); got == want {
+			t.Errorf("%s: offers the %s input: %v, want %v", path, input, got, !want)
+		}
+	}
+	check(e.op, "/hosts/"+licA+"/instances/idle/rcon", "This instance has no RCON", "command", true)
+	check(e.op, gameURL+"/rcon", "This instance has no RCON", "command", false)
+	check(e.other, "/hosts/"+licB+"/instances/watched/console", "This instance reads no console input", "line", true)
+	check(e.op, gameURL+"/console", "This instance reads no console input", "line", false)
 }

@@ -23,7 +23,8 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	}
 	license, instance := head.License, head.Instance
 	url := ui.InstanceURL(license, instance) + "/console"
-	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: server.WhyNot(p, license)}
+	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: server.WhyNot(p, license),
+		NoInput: noInput(f.consoles(r, license, instance))}
 	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))
 }
 
