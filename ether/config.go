@@ -197,11 +197,8 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	for _, v := range c.vars() {
 		env = append(env, flagval.EnvVar{Name: v.env, Set: v.set})
 	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
+		return c, err
 	}
 	c = c.Resolved()
 	return c, c.Validate()

@@ -138,11 +138,8 @@ func LoadConfig(name string, args []string, getenv func(string) string, out io.W
 	for _, o := range c.options() {
 		env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args, ErrConfig); err != nil {
+		return c, err
 	}
 	return c, c.Validate()
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -65,11 +64,8 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 			env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 		}
 	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
+		return c, err
 	}
 	if err := c.Validate(); err != nil { // before Resolved: a conflict is the user's, not a default's
 		return c, err
