@@ -21,8 +21,8 @@ func TestDecodeHeartbeat(t *testing.T) {
 	}{
 		{"ok", "corrosion.lic.host.heartbeat", ok, ""},
 		{"bad license", "corrosion.l*c.host.heartbeat", ok, "license id"},
-		{"instance subject", "corrosion.lic.w1.heartbeat", ok, "not a host subject"},
-		{"extra token", "corrosion.lic.host.x.heartbeat", ok, "is not corrosion"},
+		{"instance subject", "corrosion.lic.w1.heartbeat", ok, "unknown instance subject"},
+		{"extra token", "corrosion.lic.host.x.heartbeat", ok, "unknown host subject"},
 		{"not json", "corrosion.lic.host.heartbeat", `{`, "heartbeat from lic"},
 		{"no timestamp", "corrosion.lic.host.heartbeat", `{"schema":2}`, "no timestamp"},
 		{"bad state", "corrosion.lic.host.heartbeat", strings.Replace(ok, "running", "flying", 1), "unknown state"},
