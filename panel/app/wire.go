@@ -122,6 +122,7 @@ func startIngest(g *group, p parts) error {
 	if err != nil {
 		return err
 	}
+	in.OnCommit(livestate.PublishCommitted(p.nc, p.log)) // every replica's live state hub hears what was committed
 	g.goRun(p.log, "ingest", in.Run)
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
-	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
 )
 
@@ -46,7 +45,7 @@ type Deps struct {
 	Agents Agents
 	// Live serves the live state streams; nil: the stream routes answer
 	// 503 (pages still render, without live updates).
-	Live *livestate.Hub
+	Live *Live
 	// Auth, when set, is asked again now and then who a live stream's
 	// operator is (server.Deps.Auth: the sessions): a stream of an operator
 	// who logged out or lost a grant ends instead of running on.

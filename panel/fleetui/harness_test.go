@@ -24,11 +24,11 @@ import (
 // restart or a replica builds a new one).
 var hubs struct {
 	sync.Mutex
-	of map[*testing.T]*livestate.Hub
+	of map[*testing.T]*fleetui.Live
 }
 
 // hubOf returns the test's panel's live state hub.
-func hubOf(t *testing.T) *livestate.Hub {
+func hubOf(t *testing.T) *fleetui.Live {
 	hubs.Lock()
 	defer hubs.Unlock()
 	return hubs.of[t]
@@ -47,7 +47,7 @@ func startPanel(t *testing.T) *paneltest.Panel {
 		d.Go(func(ctx context.Context) { _ = hub.Run(ctx) })
 		hubs.Lock()
 		if hubs.of == nil {
-			hubs.of = map[*testing.T]*livestate.Hub{}
+			hubs.of = map[*testing.T]*fleetui.Live{}
 		}
 		hubs.of[t] = hub // the latest life's (a replica's too)
 		hubs.Unlock()

@@ -30,7 +30,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		queueDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_queue_dropped_total",
 			Help: "Agent messages dropped because the live state queue was full (every stream refetches)."}),
 		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_malformed_total",
-			Help: "Agent messages the live state hub could not decode."}),
+			Help: "Messages on the live state subject the hub could not decode as committed events."}),
 		revoked: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_streams_revoked_total",
 			Help: "Live streams ended because their operator logged out or lost a role or grant."}),
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/liveness"
 )
 
 // The offline rule's bounds (docs/wire-protocol.md: a host is offline when
@@ -12,7 +13,7 @@ import (
 const (
 	// OfflineIntervals is how many observed intervals of silence make a host
 	// offline.
-	OfflineIntervals = 3
+	OfflineIntervals = liveness.Factor
 	// MinInterval and MaxInterval clamp the observed heartbeat interval.
 	MinInterval = 5 * time.Second
 	MaxInterval = 600 * time.Second
@@ -37,7 +38,7 @@ func ClampInterval(d time.Duration) time.Duration {
 // HostDeadline is when a host whose last heartbeat the panel received at
 // lastHeartbeat goes offline by silence.
 func HostDeadline(lastHeartbeat time.Time, interval time.Duration) time.Time {
-	return lastHeartbeat.Add(OfflineIntervals * ClampInterval(interval))
+	return liveness.Deadline(lastHeartbeat, ClampInterval(interval))
 }
 
 // HostOnline is THE offline rule, the one every page uses: a host is online
@@ -51,7 +52,7 @@ func HostOnline(lastHeartbeat time.Time, interval time.Duration, goingOffline, n
 	if !goingOffline.IsZero() && !goingOffline.Before(lastHeartbeat) {
 		return false
 	}
-	return !now.After(HostDeadline(lastHeartbeat, interval))
+	return !liveness.Silent(lastHeartbeat, ClampInterval(interval), now)
 }
 
 // Host is one license (one agent's host) with its latest state.

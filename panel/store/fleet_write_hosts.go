@@ -175,17 +175,14 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	memT, memU, diskT, diskF := make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
 	raws, received, due, ats := make([]string, n), make([]time.Time, n), make([]bool, n), make([]time.Time, n)
 	for i, r := range b.Heartbeats {
-		hb := &r.Heartbeat
-		ids[i], hostnames[i] = r.License, pgText(hb.Host.Hostname)
-		versions[i], commits[i] = pgText(hb.Agent.Version), pgText(hb.Agent.Commit)
-		oses[i], arches[i] = pgText(hb.Agent.OS), pgText(hb.Agent.Arch)
-		cpus[i], memT[i], memU[i] = hb.Host.CPUPercent, mb(hb.Host.MemTotalMB), mb(hb.Host.MemUsedMB)
-		if hb.Host.CPUCores != nil {
-			c := int32(min(max(*hb.Host.CPUCores, 0), 1<<30))
+		h := HostFromHeartbeat(Host{License: r.License}, r)
+		ids[i], hostnames[i], versions[i], commits[i], oses[i], arches[i] = r.License, h.Hostname, h.AgentVersion, h.AgentCommit, h.OS, h.Arch
+		cpus[i], memT[i], memU[i], diskT[i], diskF[i] = h.CPUPercent, h.MemTotalMB, h.MemUsedMB, h.DiskTotalMB, h.DiskFreeMB
+		if h.CPUCores != nil {
+			c := int32(*h.CPUCores)
 			cores[i] = &c
 		}
-		diskT[i], diskF[i] = diskSums(hb.Host.Disks)
-		received[i], due[i], ats[i] = r.Received, p.due[r.License], hb.Timestamp
+		received[i], due[i], ats[i] = r.Received, p.due[r.License], r.Heartbeat.Timestamp
 		if p.full[r.License] {
 			raws[i] = string(r.JSON)
 		}
