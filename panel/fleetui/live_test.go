@@ -124,3 +124,59 @@ func TestLive_SlowStoreDelaysNoOtherHost(t *testing.T) {
 		}
 	})
 }
+
+// Values from agents are data, not truth: the host page (and its live
+// facts) names what the agent reported that cannot be, shows it clamped,
+// and shows an agent clock off by more than store.MaxClockSkew.
+func TestHostPage_ImpossibleValuesAndClockSkewShown(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	c := p.Client(t, "ada", pw)
+	_, live := openStream(t, p, c, "/live/hosts/lic-a")
+	cpu, total, used := -55.5, uint64(8000), uint64(9000)
+	hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now().Add(-2 * time.Hour), Agent: wire.AgentInfo{Version: "v1"},
+		Host:      wire.HostInfo{Hostname: "box", CPUPercent: &cpu, MemTotalMB: &total, MemUsedMB: &used},
+		Instances: []wire.InstanceReport{{ID: "game1", State: wire.StateRunning}}}
+	publish(t, p, wire.HeartbeatSubject("lic-a"), hb)
+	for _, want := range []string{"agent reported impossible values: cpu -55.5 %; memory used 9000 MB of 8000 MB", "2 h 0 min behind the panel"} {
+		live.waitFor(t, "hostfacts-lic-a", want)
+	}
+	_, page := c.Get("/hosts/lic-a")
+	for _, want := range []string{"agent reported impossible values: cpu -55.5 %", "2 h 0 min behind", "0.0 %"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("host page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, ">-55.5 %") {
+		t.Error("host page shows the impossible CPU figure as the host's CPU")
+	}
+}
+
+// A status event dated 9999-01-01 does not freeze its instance on an open
+// page: it is ordered by arrival, and a later heartbeat reporting running
+// is shown.
+func TestLive_FutureDatedEventDoesNotFreezeTheInstance(t *testing.T) {
+	p := startPanel(t)
+	p.AddLicense(t, "lic-a")
+	pw := p.AddUser(t, "ada", auth.RoleAdmin)
+	_, live := openStream(t, p, p.Client(t, "ada", pw), "/live/hosts/lic-a")
+	publishHeartbeat(t, p, "lic-a", "box", "v1")
+	live.waitFor(t, "badge-game1", "st-running")
+	publish(t, p, wire.StatusSubject("lic-a", "game1"), wire.StatusEvent{Timestamp: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC),
+		InstanceID: "game1", Event: wire.StateEvent{State: wire.StateCrashed, CrashCount: 1}})
+	live.waitFor(t, "badge-game1", "st-crashed")
+	seen := len(live.all())
+	cpu := 1.0
+	publish(t, p, wire.HeartbeatSubject("lic-a"), wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now().Add(time.Second),
+		Agent: wire.AgentInfo{Version: "v1"}, Host: wire.HostInfo{Hostname: "box", CPUPercent: &cpu},
+		Instances: []wire.InstanceReport{{ID: "game1", Game: "generic", State: wire.StateRunning, PID: 43}}})
+	poll.Until(t, 20*time.Second, func() error {
+		for _, e := range live.all()[seen:] {
+			if e.Name == "badge-game1" && strings.Contains(e.Data, "st-running") {
+				return nil
+			}
+		}
+		return fmt.Errorf("the later running heartbeat is not shown")
+	})
+}

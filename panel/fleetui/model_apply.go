@@ -3,7 +3,6 @@ package fleetui
 import (
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/store"
@@ -51,7 +50,7 @@ func (lh *liveHost) heartbeat(r *store.HeartbeatRow) (set renderSet) {
 	for i := range hb.Instances {
 		rep := &hb.Instances[i]
 		seen[rep.ID] = true
-		if lh.report(rep, hb.Timestamp) {
+		if lh.report(r, rep) {
 			set.layout = true
 		}
 		set.insts = append(set.insts, rep.ID)
@@ -67,8 +66,9 @@ func (lh *liveHost) heartbeat(r *store.HeartbeatRow) (set renderSet) {
 	return set
 }
 
-// report applies one instance of a heartbeat stamped at (agent clock).
-func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) {
+// report applies one instance report of the heartbeat r.
+func (lh *liveHost) report(r *store.HeartbeatRow, rep *wire.InstanceReport) (added bool) {
+	at := r.At()
 	in := lh.insts[rep.ID]
 	if in == nil {
 		in = &store.Instance{License: lh.host.License, ID: rep.ID, State: rep.State, StateSince: at}
@@ -80,7 +80,7 @@ func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) 
 		in.Game, in.Label = rep.Game, rep.Label
 		return added // a status event newer than this heartbeat already set the state
 	}
-	*in = store.InstanceFromReport(*in, *rep, at)
+	*in = store.InstanceFromReport(*in, r, *rep)
 	return added
 }
 

@@ -135,8 +135,10 @@ func DecodeGoingOffline(subject string) (string, error) {
 	return sub.License, nil
 }
 
-// DecodeStatus decodes a status event into a timeline event.
-func DecodeStatus(subject string, data []byte) (store.Event, error) {
+// DecodeStatus decodes a status event received at recv into a timeline
+// event (store.EventFromStatus: stamped by arrival when the agent's clock
+// is off).
+func DecodeStatus(subject string, data []byte, recv time.Time) (store.Event, error) {
 	sub, err := parseSubject(subject, wire.SubjectStatus)
 	if err != nil {
 		return store.Event{}, err
@@ -154,7 +156,5 @@ func DecodeStatus(subject string, data []byte) (store.Event, error) {
 	case !knownState(ev.Event.State):
 		return store.Event{}, malformed("status of %s/%s: unknown state %q", license, instance, ev.Event.State)
 	}
-	e := ev.Event
-	return store.Event{License: license, Instance: instance, At: ev.Timestamp, State: e.State, ExitCode: e.ExitCode,
-		PID: e.PID, CrashCount: e.CrashCount, Message: e.Message}, nil
+	return store.EventFromStatus(license, instance, ev, recv), nil
 }

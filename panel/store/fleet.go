@@ -77,6 +77,12 @@ type Host struct {
 	LastHeartbeat time.Time     // when the panel received it
 	Interval      time.Duration // observed heartbeat interval (DefaultInterval until known)
 	GoingOffline  time.Time     // the last going_offline beacon; zero: none since the last heartbeat
+	// Impossible names the values of the last heartbeat that cannot be
+	// (clamped in the fields above); ClockSkew is how far the agent's
+	// clock was ahead of the panel's (negative: behind) when beyond
+	// MaxClockSkew, 0 otherwise (HostFromHeartbeat).
+	Impossible []string
+	ClockSkew  time.Duration
 	// Online is HostOnline at the time of the read.
 	Online bool
 	// Counts is the number of the host's instances in each state.

@@ -53,9 +53,9 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPl
 		if !p.due[r.License] {
 			continue
 		}
-		at := r.Heartbeat.Timestamp
+		at := r.At()
 		for _, rep := range sortedReports(r.Heartbeat.Instances) {
-			in := InstanceFromReport(Instance{License: r.License}, rep, at)
+			in := InstanceFromReport(Instance{License: r.License}, &r, rep)
 			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, in.Game), append(labels, in.Label)
 			states, pids, ups = append(states, pgText(string(in.State))), append(pids, int4(in.PID)), append(ups, in.UptimeSeconds)
 			cpus, rss, ats = append(cpus, in.CPUPercent), append(rss, in.RSSMB), append(ats, at)
@@ -99,7 +99,7 @@ func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) 
 			ids[j] = in.ID
 		}
 		// Instance ids are [a-z0-9_-]: a comma joins them unambiguously.
-		hostIDs, hostAts, reported = append(hostIDs, r.License), append(hostAts, r.Heartbeat.Timestamp), append(reported, strings.Join(ids, ","))
+		hostIDs, hostAts, reported = append(hostIDs, r.License), append(hostAts, r.At()), append(reported, strings.Join(ids, ","))
 	}
 	if len(hostIDs) == 0 {
 		return nil
