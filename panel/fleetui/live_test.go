@@ -18,14 +18,22 @@ import (
 	"github.com/corrosion/corrosion/panel/store"
 )
 
-// A heartbeat ingest refuses never reaches an open page: the live state
-// is what ingest committed, not a second decoder's view of NATS.
-func TestLive_HeartbeatIngestRefusesNeverReachesThePage(t *testing.T) {
+// adminStream starts a panel with the license lic-a and opens the live
+// stream at path as an admin.
+func adminStream(t *testing.T, path string) (*paneltest.Panel, *paneltest.Client, *stream) {
+	t.Helper()
 	p := startPanel(t)
 	p.AddLicense(t, "lic-a")
 	pw := p.AddUser(t, "ada", auth.RoleAdmin)
 	c := p.Client(t, "ada", pw)
-	_, fleet := openStream(t, p, c, "/live/fleet")
+	_, s := openStream(t, p, c, path)
+	return p, c, s
+}
+
+// A heartbeat ingest refuses never reaches an open page: the live state
+// is what ingest committed, not a second decoder's view of NATS.
+func TestLive_HeartbeatIngestRefusesNeverReachesThePage(t *testing.T) {
+	p, _, fleet := adminStream(t, "/live/fleet")
 	many := make([]wire.InstanceReport, ingest.MaxInstances+1)
 	for i := range many {
 		many[i] = wire.InstanceReport{ID: fmt.Sprintf("g%d", i), State: wire.StateRunning}
@@ -129,11 +137,7 @@ func TestLive_SlowStoreDelaysNoOtherHost(t *testing.T) {
 // facts) names what the agent reported that cannot be, shows it clamped,
 // and shows an agent clock off by more than store.MaxClockSkew.
 func TestHostPage_ImpossibleValuesAndClockSkewShown(t *testing.T) {
-	p := startPanel(t)
-	p.AddLicense(t, "lic-a")
-	pw := p.AddUser(t, "ada", auth.RoleAdmin)
-	c := p.Client(t, "ada", pw)
-	_, live := openStream(t, p, c, "/live/hosts/lic-a")
+	p, c, live := adminStream(t, "/live/hosts/lic-a")
 	cpu, total, used := -55.5, uint64(8000), uint64(9000)
 	hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: time.Now().Add(-2 * time.Hour), Agent: wire.AgentInfo{Version: "v1"},
 		Host:      wire.HostInfo{Hostname: "box", CPUPercent: &cpu, MemTotalMB: &total, MemUsedMB: &used},
@@ -157,10 +161,7 @@ func TestHostPage_ImpossibleValuesAndClockSkewShown(t *testing.T) {
 // page: it is ordered by arrival, and a later heartbeat reporting running
 // is shown.
 func TestLive_FutureDatedEventDoesNotFreezeTheInstance(t *testing.T) {
-	p := startPanel(t)
-	p.AddLicense(t, "lic-a")
-	pw := p.AddUser(t, "ada", auth.RoleAdmin)
-	_, live := openStream(t, p, p.Client(t, "ada", pw), "/live/hosts/lic-a")
+	p, _, live := adminStream(t, "/live/hosts/lic-a")
 	publishHeartbeat(t, p, "lic-a", "box", "v1")
 	live.waitFor(t, "badge-game1", "st-running")
 	publish(t, p, wire.StatusSubject("lic-a", "game1"), wire.StatusEvent{Timestamp: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC),

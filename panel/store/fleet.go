@@ -11,9 +11,6 @@ import (
 // The offline rule's bounds (docs/wire-protocol.md: a host is offline when
 // its last heartbeat is older than three heartbeat intervals).
 const (
-	// OfflineIntervals is how many observed intervals of silence make a host
-	// offline.
-	OfflineIntervals = liveness.Factor
 	// MinInterval and MaxInterval clamp the observed heartbeat interval.
 	MinInterval = 5 * time.Second
 	MaxInterval = 600 * time.Second
@@ -35,15 +32,9 @@ func ClampInterval(d time.Duration) time.Duration {
 	return d
 }
 
-// HostDeadline is when a host whose last heartbeat the panel received at
-// lastHeartbeat goes offline by silence.
-func HostDeadline(lastHeartbeat time.Time, interval time.Duration) time.Time {
-	return liveness.Deadline(lastHeartbeat, ClampInterval(interval))
-}
-
 // HostOnline is THE offline rule, the one every page uses: a host is online
 // when it has sent a heartbeat, that heartbeat is no older than
-// OfflineIntervals × its observed interval at now, and no going_offline
+// liveness.Factor × its observed interval at now, and no going_offline
 // beacon arrived after it. goingOffline is zero when there is no beacon.
 func HostOnline(lastHeartbeat time.Time, interval time.Duration, goingOffline, now time.Time) bool {
 	if lastHeartbeat.IsZero() {
