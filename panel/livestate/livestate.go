@@ -191,13 +191,13 @@ func (h *Hub) Run(ctx context.Context) error {
 	if err := h.nc.Flush(); err != nil {
 		return fmt.Errorf("livestate: flush subscriptions: %w", err)
 	}
+	h.running.Store(true) // before Start: what Start begins may call Update (served by the loop below)
+	defer h.running.Store(false)
 	if st, ok := h.model.(Starter); ok {
 		st.Start(ctx)
 	}
 	tick := time.NewTicker(h.cfg.Tick)
 	defer tick.Stop()
-	h.running.Store(true)
-	defer h.running.Store(false)
 	for {
 		select {
 		case <-ctx.Done():

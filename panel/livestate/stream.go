@@ -32,7 +32,9 @@ type Subscription struct {
 }
 
 // SnapshotMargin widens Subscription.Since: the page was rendered from the
-// store, which ingest writes a little after the event reached this replica.
+// store, and what ingest committed reaches the Model a little later (over
+// NATS, from whichever replica committed it): a change the page may lack
+// is sent again rather than missed.
 const SnapshotMargin = 3 * time.Second
 
 // Snapshotter is implemented by a Model that can render the current state
