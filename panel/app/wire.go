@@ -96,6 +96,7 @@ func startIngest(g *rungroup.Group, p parts) error {
 	if err != nil {
 		return err
 	}
+	in.OnCommit(livestate.PublishCommitted(p.nc, p.log)) // every replica's live state hub hears what was committed
 	g.Go("ingest", in.Run)
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/httpx"
-	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
 )
 
@@ -45,7 +44,7 @@ type Deps struct {
 	// 503 (pages still render, without live updates).
 	// A stream ends with its operator's session or grant: the server
 	// ends the request (panel/server's SessionRecheck).
-	Live   *livestate.Hub
+	Live   *Live
 	Logger *slog.Logger
 }
 

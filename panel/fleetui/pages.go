@@ -152,6 +152,13 @@ func hostPage(h store.Host, spark []float64, now time.Time) ui.HostPage {
 		hp.Interval = ui.Duration(store.ClampInterval(h.Interval))
 	}
 	hp.ProbeAt, hp.Probes = probeRows(h.Probe)
+	hp.Impossible = strings.Join(h.Impossible, "; ")
+	switch {
+	case h.ClockSkew > 0:
+		hp.ClockSkew = ui.Duration(h.ClockSkew) + " ahead"
+	case h.ClockSkew < 0:
+		hp.ClockSkew = ui.Duration(-h.ClockSkew) + " behind"
+	}
 	return hp
 }
 

@@ -19,6 +19,12 @@ type HostPage struct {
 	Probes      []ProbeRow
 	Instances   []InstanceRow
 	Since       int64 // render time, Unix ms
+	// Impossible names what the last heartbeat reported that cannot be
+	// (shown clamped): "cpu -55.5 %; memory used 9000 MB of 8000 MB".
+	Impossible string
+	// ClockSkew is how far the agent's clock is off when beyond the
+	// panel's bound ("2 h 5 min ahead"); empty within it.
+	ClockSkew string
 }
 
 // Chart is one telemetry chart over the kept history.
