@@ -106,6 +106,8 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 		// As root without allow_root no game is started (adopted ones
 		// keep running: stopping them is the operator's call).
 		SpawnCheck: func() error { return ac.RootRefusal(os.Geteuid()) },
+		// Only corrosion-panel dev's agent: its demo games die with it.
+		DieWithParent: ac.GamesDieWithAgent,
 	})
 	if err != nil {
 		return nil, err

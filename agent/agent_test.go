@@ -88,6 +88,10 @@ game = "generic"
 root = "{{root}}"
 exec = "{{game}}"
 autostart = true
+[instance.rcon]
+kind = "source"
+port = 25510
+password = "pw"
 `)
 	h.waitState("busy", "running")
 	poll.True(t, 10*time.Second, "three heartbeats", func() bool { return h.heartbeatCount() >= 4 })
@@ -117,6 +121,19 @@ autostart = true
 	b := byID["busy"]
 	if b.State != wire.StateRunning || b.PID == 0 || b.UptimeSeconds < 1 || b.RSSMB == nil || *b.RSSMB == 0 || b.CPUPercent == nil {
 		t.Fatalf("running instance report %+v", b)
+	}
+	// The consoles each instance offers, in the heartbeat and the status
+	// reply alike, so the panel can say up front what one lacks.
+	for id, want := range map[string]wire.Consoles{"game1": {RCON: "none", ConsoleInput: new(true)},
+		"watched": {RCON: "none", ConsoleInput: new(false)}, "busy": {RCON: "source", ConsoleInput: new(true)}} {
+		got := byID[id].Consoles
+		if got.RCON != want.RCON || got.ConsoleInput == nil || *got.ConsoleInput != *want.ConsoleInput {
+			t.Errorf("%s heartbeat consoles %+v, want rcon %q console_input %v", id, got, want.RCON, *want.ConsoleInput)
+		}
+		rep := h.mustOK(h.cmd(id, `{"func":"status"}`))
+		if rep["rcon"] != want.RCON || rep["console_input"] != *want.ConsoleInput {
+			t.Errorf("%s status: rcon %v console_input %v, want %q %v", id, rep["rcon"], rep["console_input"], want.RCON, *want.ConsoleInput)
+		}
 	}
 	// Interval: 1 s ± 20% (plus scheduling slack).
 	h.mu.Lock()

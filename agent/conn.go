@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,107 +14,45 @@ import (
 
 	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
-	"github.com/corrosion/corrosion/internal/redact"
+	"github.com/corrosion/corrosion/internal/natsconn"
 )
 
 // goingOfflineBudget bounds the going_offline beacon at shutdown.
 const goingOfflineBudget = 500 * time.Millisecond
 
-// connect dials NATS. It returns at once even when no server is up: the
-// client keeps retrying forever with backoff while the agent goes on
-// supervising, also after authorization errors (a rotated password), and
-// on every (re)connect the agent publishes a heartbeat and each instance's
-// state. connLog logs each kind of failure once per episode. ctx is the
-// agent's: once it is done, the connection closing is expected.
+// connect dials NATS (internal/natsconn): it returns at once even when no
+// server is up, the client retrying forever while the agent goes on
+// supervising; on every (re)connect the agent publishes a heartbeat and
+// each instance's state. ctx is the agent's: once it is done, the
+// connection closing is expected.
 func (a *Agent) connect(ctx context.Context) (*nats.Conn, error) {
 	host, _ := os.Hostname()
-	cl := newConnLog(a.log, a.cfg.NATSURLs())
-	opts := []nats.Option{
-		nats.Name(fmt.Sprintf("corrosion-agent %s@%s", a.cfg.Agent.LicenseID, host)),
-		nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(true),
-		// nats.go gives up for good after the same authorization error
-		// twice; a password rotated on the server must not end the agent's
-		// connection while the process lives on.
-		nats.IgnoreAuthErrorAbort(),
-		nats.SetCustomDialer(cl),
-		nats.CustomReconnectDelay(func(attempts int) time.Duration {
-			cl.afterPass()
-			return reconnectDelay(attempts)
-		}),
-		nats.ReconnectBufSize(16 << 20),
-		nats.PingInterval(20 * time.Second),
-		nats.ConnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
-		nats.ReconnectHandler(func(nc *nats.Conn) { cl.connected(nc); a.onConnect() }),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if ctx.Err() == nil { // at shutdown the drain disconnects on purpose
-				cl.disconnected(err)
-			}
-		}),
-		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { cl.failed("", err) }),
-		nats.ClosedHandler(func(*nats.Conn) {
-			if ctx.Err() == nil {
-				a.log.Error("nats connection closed by the client library; restart the agent to reconnect")
-			}
-		}),
-		nats.ErrorHandler(func(_ *nats.Conn, s *nats.Subscription, err error) {
-			if s == nil && classifyConnErr(err) == failAuth {
-				cl.failed("", err) // a reconnect refused by the server
-				return
-			}
-			a.log.Warn("nats async error", "subject", subjectOf(s), "err", err)
-		}),
-	}
-	auth, err := authOptions(&a.cfg.Agent)
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, auth...)
-	nc, err := nats.Connect(strings.Join(a.cfg.NATSURLs(), ","), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("nats connect %s: %w", redact.List(a.cfg.Agent.NATSURL), err)
-	}
-	cl.nc.Store(nc)
-	return nc, nil
+	return natsconn.Dial(ctx, natsconn.Options{
+		URL:              a.cfg.Agent.NATSURL,
+		Name:             fmt.Sprintf("corrosion-agent %s@%s", a.cfg.Agent.LicenseID, host),
+		Auth:             natsAuth(&a.cfg.Agent),
+		ReconnectBufSize: 16 << 20,
+		Log:              a.log,
+		OnConnect:        func(*nats.Conn, bool) { a.onConnect() },
+		Program:          "the agent",
+	})
 }
 
-// authOptions turns the one way the config authenticates (config.NATSAuth;
-// credentials in the URL need no option) and the CA file into options.
-func authOptions(ac *config.Agent) ([]nats.Option, error) {
-	var opts []nats.Option
+// natsAuth is the one way the config authenticates (config.NATSAuth;
+// credentials in the URL need no option) and the CA file.
+func natsAuth(ac *config.Agent) natsconn.Auth {
+	auth := natsconn.Auth{CAFile: ac.NATSCAFile}
 	switch ac.NATSAuth() {
 	case config.NATSAuthUserPassword:
-		opts = append(opts, nats.UserInfo(ac.NATSUser, ac.NATSPassword))
+		auth.User, auth.Password = ac.NATSUser, ac.NATSPassword
 	case config.NATSAuthToken:
-		opts = append(opts, nats.Token(ac.NATSToken))
+		auth.Token = ac.NATSToken
 	case config.NATSAuthNKey:
-		opt, err := nats.NkeyOptionFromSeed(ac.NATSNKeySeedFile)
-		if err != nil {
-			return nil, fmt.Errorf("nats nkey seed file %s: %w", ac.NATSNKeySeedFile, err)
-		}
-		opts = append(opts, opt)
+		auth.NKeySeedFile = ac.NATSNKeySeedFile
 	case config.NATSAuthCreds:
-		opts = append(opts, nats.UserCredentials(ac.NATSCreds))
+		auth.Creds = ac.NATSCreds
 	}
-	if ac.NATSCAFile != "" {
-		opts = append(opts, nats.RootCAs(ac.NATSCAFile))
-	}
-	return opts, nil
-}
-
-// reconnectDelay backs off from 1 s, doubling, to 30 s, each ±20% (nats.go
-// adds no jitter to a custom delay); attempts counts passes over the server
-// list from 1.
-func reconnectDelay(attempts int) time.Duration {
-	d := time.Second << min(max(attempts-1, 0), 5)
-	return jitter(min(d, 30*time.Second))
-}
-
-func subjectOf(s *nats.Subscription) string {
-	if s == nil {
-		return ""
-	}
-	return s.Subject
+	return auth
 }
 
 // onConnect re-announces everything after a (re)connect.

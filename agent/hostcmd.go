@@ -10,14 +10,14 @@ func (a *Agent) hostFuncs() funcTable {
 	// probe dials every target and sysinfo samples the host: they are
 	// slow, kept off the subscription goroutine.
 	return funcTable{funcs: map[string]spec{
-		"ping": quick(func(context.Context, wire.Request) (any, error) {
+		wire.FuncPing: quick(func(context.Context, wire.Request) (any, error) {
 			return wire.PingReply{Version: a.build.Version, Commit: a.build.Commit,
 				UptimeSeconds: a.uptimeSeconds()}, nil
 		}),
-		"probe": slow(func(ctx context.Context, _ wire.Request) (any, error) {
+		wire.FuncProbe: slow(func(ctx context.Context, _ wire.Request) (any, error) {
 			return wire.ProbeReply{Report: a.prober.Probe(ctx)}, nil
 		}),
-		"sysinfo": slow(func(ctx context.Context, _ wire.Request) (any, error) {
+		wire.FuncSysinfo: slow(func(ctx context.Context, _ wire.Request) (any, error) {
 			return wire.SysinfoReply{Snapshot: a.Heartbeat(ctx)}, nil
 		}),
 	}}

@@ -28,15 +28,15 @@ type powerFunc func(ctx context.Context, inst *instance, args powerArgs) error
 
 func (a *Agent) instanceFuncs(inst *instance) funcTable {
 	return funcTable{funcs: map[string]spec{
-		string(supervise.ActionStart):   a.power(inst, supervise.ActionStart, a.doStart),
-		string(supervise.ActionStop):    a.power(inst, supervise.ActionStop, a.doStop),
-		string(supervise.ActionRestart): a.power(inst, supervise.ActionRestart, a.doRestart),
-		string(supervise.ActionKill):    a.power(inst, supervise.ActionKill, a.doKill),
-		"status":                        quick(func(context.Context, wire.Request) (any, error) { return a.status(inst), nil }),
-		"logs":                          logsSpec(inst),
-		"send":                          sendSpec(inst),
+		wire.FuncStart:   a.power(inst, supervise.ActionStart, a.doStart),
+		wire.FuncStop:    a.power(inst, supervise.ActionStop, a.doStop),
+		wire.FuncRestart: a.power(inst, supervise.ActionRestart, a.doRestart),
+		wire.FuncKill:    a.power(inst, supervise.ActionKill, a.doKill),
+		wire.FuncStatus:  quick(func(context.Context, wire.Request) (any, error) { return a.status(inst), nil }),
+		wire.FuncLogs:    logsSpec(inst),
+		wire.FuncSend:    sendSpec(inst),
 		// rcon talks to the game server over TCP: it may take a while.
-		"rcon": slow(func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) }),
+		wire.FuncRCON: slow(func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) }),
 	}}
 }
 
@@ -79,8 +79,17 @@ func (a *Agent) status(inst *instance) wire.InstanceStatus {
 	} else {
 		r = inst.sup.Status().Wire()
 	}
-	r.ID, r.Game = inst.cfg.ID, inst.cfg.Game
+	r.ID, r.Game, r.Consoles = inst.cfg.ID, inst.cfg.Game, consoles(inst)
 	return r
+}
+
+// consoles says which consoles inst offers (wire.Consoles).
+func consoles(inst *instance) wire.Consoles {
+	c := wire.Consoles{RCON: wire.RCONNone, ConsoleInput: new(inst.sup != nil)}
+	if inst.cfg.RCON != nil {
+		c.RCON = string(inst.cfg.RCON.Kind)
+	}
+	return c
 }
 
 func (a *Agent) doStart(ctx context.Context, inst *instance, args powerArgs) error {

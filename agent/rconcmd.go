@@ -79,7 +79,7 @@ func (h *rconHandle) close() {
 func rconExec(ctx context.Context, inst *instance, req wire.Request) (any, error) {
 	start := time.Now()
 	out, err := rconRun(ctx, inst, req)
-	inst.metrics.observe(kindRCON, inst.cfg.ID, "rcon", time.Since(start), err)
+	inst.metrics.observe(kindRCON, inst.cfg.ID, wire.FuncRCON, time.Since(start), err)
 	return out, err
 }
 

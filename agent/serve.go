@@ -85,9 +85,6 @@ func (a *Agent) serve(ctx context.Context, nc *nats.Conn, subject string, t func
 	return sub, nil
 }
 
-// CodeReplyTooLarge: the reply would not fit in one NATS message.
-const CodeReplyTooLarge = "reply_too_large"
-
 // replyHeadroom leaves room for the reply subject and protocol overhead.
 const replyHeadroom = 4 << 10
 
@@ -103,7 +100,7 @@ func respond(nc *nats.Conn, m *nats.Msg, payload any, err error) {
 		body = wire.EncodeError(toWire(err))
 	}
 	if limit := nc.MaxPayload() - replyHeadroom; limit > 0 && int64(len(body)) > limit {
-		body = wire.EncodeError(wire.Errorf(CodeReplyTooLarge,
+		body = wire.EncodeError(wire.Errorf(wire.CodeReplyTooLarge,
 			"the reply (%d bytes) exceeds the NATS server's max_payload (%d bytes); ask for less, e.g. fm_read with a smaller limit",
 			len(body), nc.MaxPayload()))
 	}
@@ -141,7 +138,8 @@ func toWire(err error) error {
 	return err
 }
 
-// subscribe serves each instance's cmd and files.cmd, then host.cmd last:
+// subscribe serves each instance's cmd and files.cmd, then the answer
+// unknown_instance for every other id on the license, then host.cmd last:
 // NATS processes subscriptions in order, so once ping answers, every
 // subject is served.
 func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscription, error) {
@@ -162,6 +160,11 @@ func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscript
 			return nil, err
 		}
 	}
+	unknown, err := a.serveUnknown(nc)
+	if err != nil {
+		return nil, err
+	}
+	subs = append(subs, unknown...)
 	if err := add(wire.HostCmdSubject(lic), a.hostFuncs()); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -30,7 +31,7 @@ type Config struct {
 	DBPort        int           // RS_DB_PORT, --db-port (default 5432)
 	DBName        string        // RS_DB_NAME, --db-name (default postgres)
 	DBUser        string        // RS_DB_USER, --db-user (default postgres)
-	DBPass        string        // RS_DB_PASS, --db-pass (default password)
+	DBPass        string        // RS_DB_PASS, --db-pass, RS_DB_PASS_FILE, --db-pass-file (default password)
 	ClusterHosts  []string      // RS_CLUSTER_HOSTS, --cluster-hosts: NATS URLs (default nats://127.0.0.1:4222)
 	ClusterName   string        // RS_CLUSTER_NAME, --cluster-name: subject prefix (default ether)
 	MetricsListen string        // RS_METRICS_LISTEN, --metrics-listen: /metrics and /health address (default off)
@@ -39,9 +40,10 @@ type Config struct {
 	NodeTimeout   time.Duration // RS_NODE_TIMEOUT, --node-timeout: silent peer is down after (default 3s)
 	HealthEvery   time.Duration // RS_HEALTH_INTERVAL, --health-interval: health snapshot period (default 5s)
 	LinkGrace     time.Duration // RS_LINK_GRACE, --link-grace: sessions of a lost world wait this long for a resync (default 10s)
-	LinkToken     string        // RS_LINK_TOKEN, --link-token: a world must send it first (LinkAuth); empty: none (default). Never printed
+	LinkToken     string        // RS_LINK_TOKEN, --link-token, RS_LINK_TOKEN_FILE, --link-token-file: a world must send it first (LinkAuth); empty: none (default). Never printed
 	LockReplicas  int           // RS_LOCK_REPLICAS, --lock-replicas: login lock bucket replicas, 1-5 (default 0: the NATS cluster's size up to 3)
 	LogLevel      slog.Level    // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info); parsed when set
+	LogStdout     bool          // RS_LOG_STDOUT, --log-stdout: log to stdout (also when the agent runs ether: internal/logdest)
 	LicenseID     string        // CORROSION_LICENSE_ID, --license-id: the license whose agent runs this node (set by the agent); empty: not run by an agent
 	InstanceID    string        // CORROSION_INSTANCE_ID, --instance-id: this node's instance id on that agent (set by the agent)
 }
@@ -69,17 +71,10 @@ func (c Config) Resolved() Config {
 	c.EtherPort = c.Port()
 	hosts := make([]string, len(c.ClusterHosts))
 	for i, h := range c.ClusterHosts {
-		hosts[i] = withScheme(h)
+		hosts[i] = natsconn.WithScheme(h)
 	}
 	c.ClusterHosts = hosts
 	return c
-}
-
-func withScheme(host string) string {
-	if strings.Contains(host, "://") {
-		return host
-	}
-	return "nats://" + host
 }
 
 // Validate names the first bad field. It never changes c: it checks the
@@ -112,8 +107,8 @@ func (c Config) Validate() error {
 		return bad("node timeout (RS_NODE_TIMEOUT)", "%v must exceed the heartbeat %v", c.NodeTimeout, c.Heartbeat)
 	}
 	for _, h := range c.ClusterHosts {
-		h = withScheme(h)
-		if u, err := url.Parse(h); err != nil || u.Host == "" {
+		h = natsconn.WithScheme(h)
+		if natsconn.CheckURL(h) != nil {
 			return bad("cluster hosts (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
 	}
@@ -187,7 +182,8 @@ func (c *Config) vars() []envVar {
 		{"RS_DB_PORT", "db-port", "Postgres port", flagval.Int(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
 		{"RS_DB_NAME", "db-name", "Postgres database", flagval.String(&c.DBName), func() string { return c.DBName }},
 		{"RS_DB_USER", "db-user", "Postgres user", flagval.String(&c.DBUser), func() string { return c.DBUser }},
-		{"RS_DB_PASS", "db-pass", "Postgres password", flagval.String(&c.DBPass), func() string { return "***" }},
+		{"RS_DB_PASS", "db-pass", flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), flagval.String(&c.DBPass), func() string { return "***" }},
+		{"RS_DB_PASS_FILE", "db-pass-file", "file holding the Postgres password", flagval.SecretFile(&c.DBPass), noDefault},
 		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", flagval.List(&c.ClusterHosts), c.ClusterHostsRedacted},
 		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", flagval.String(&c.ClusterName), func() string { return c.ClusterName }},
 		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", flagval.String(&c.MetricsListen), func() string { return c.MetricsListen }},
@@ -196,8 +192,10 @@ func (c *Config) vars() []envVar {
 		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", flagval.Duration(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
 		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", flagval.Duration(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", flagval.Duration(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LINK_TOKEN", "link-token", "token a world must present first (LinkAuth); empty: none", flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
+		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
+		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), noDefault},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
+		{"RS_LOG_STDOUT", "log-stdout", "log to stdout instead of stderr (on by itself when the corrosion agent runs ether)", flagval.Bool(&c.LogStdout), func() string { return strconv.FormatBool(c.LogStdout) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 		{"CORROSION_LICENSE_ID", "license-id", "license whose agent runs this node, reported in health (set by the agent)", flagval.String(&c.LicenseID), func() string { return c.LicenseID }},
 		{"CORROSION_INSTANCE_ID", "instance-id", "this node's instance id on its agent, reported in health (set by the agent)", flagval.String(&c.InstanceID), func() string { return c.InstanceID }},
@@ -210,27 +208,18 @@ func (c *Config) ClusterHostsRedacted() string {
 	return redact.List(strings.Join(c.ClusterHosts, ","))
 }
 
-// LoadConfig builds the configuration from defaults, then the environment
-// (getenv), then args (flags after the subcommand). Help is flag.ErrHelp.
+// LoadConfig builds the configuration in the one order
+// (docs/development.md, *Configuration*): defaults, the environment
+// (getenv), args (flags after the subcommand), Resolved, Validate. Help is
+// flag.ErrHelp.
 func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
-	vars := c.vars()
-	for _, v := range vars {
-		if s := getenv(v.env); s != "" {
-			if err := v.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, v.env, s, err)
-			}
-		}
+	var env []flagval.EnvVar
+	for _, v := range c.vars() {
+		env = append(env, flagval.EnvVar{Name: v.env, Set: v.set})
 	}
-	fs := NewFlagSet(&c, io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
+		return c, err
 	}
 	c = c.Resolved()
 	return c, c.Validate()
@@ -246,6 +235,10 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// noDefault is the get of a -file variable: the file's name is not kept,
+// and its content is the secret's, shown by the secret's own variable.
+func noDefault() string { return "" }
 
 // secretShown is how a secret appears in usage and dumps: "***" when set.
 func secretShown(s string) string {

@@ -66,6 +66,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "bad duration", env: []string{"RS_LEASE_TTL=soon"}, err: "RS_LEASE_TTL"},
 		{name: "cluster name with a dot", args: []string{"--cluster-name", "a.b"}, err: "cluster name"},
 		{name: "no NATS", env: []string{"RS_CLUSTER_HOSTS= , "}, err: "cluster hosts"},
+		{name: "not a NATS scheme", env: []string{"RS_CLUSTER_HOSTS=http://10.0.0.1:4222"}, err: "cluster hosts"},
 		{name: "timeout under the heartbeat", args: []string{"--heartbeat", "5s"}, err: "node timeout"},
 		{name: "bad metrics address", args: []string{"--metrics-listen", "nine"}, err: "metrics listen"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, err: "log level"},

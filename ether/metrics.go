@@ -22,7 +22,7 @@ var metricHelp = []struct{ name, help string }{
 	{"ether_frames_in_total", "Frames read from the world."},
 	{"ether_frames_out_total", "Frames queued to the world."},
 	{"ether_frames_dropped_total", "Frames to the world dropped: no world connected, or it was not reading."},
-	{"ether_frames_malformed_total", "Bad frames from the world (empty, unknown opcode, wrong length), dropped."},
+	{"ether_frames_malformed_total", "Bad frames from the world (empty, unknown opcode, wrong length, cut short by the end of the connection; a refused first frame too), dropped."},
 	{"ether_pms_total", "Private messages sent from this node's world, by result."},
 	{"ether_login_checks_total", "Login checks answered, by result."},
 	{"ether_db_up", "1 when the last database contact succeeded."},

@@ -7,12 +7,10 @@ package ether
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/ether/session"
 	"github.com/corrosion/corrosion/ether/store"
+	"github.com/corrosion/corrosion/internal/rungroup"
 )
 
 // Node is one running ether sidecar.
@@ -112,11 +111,11 @@ func (n *Node) MetricsAddr() net.Addr {
 // cluster (goodbye to the peers, then drain), the database (queued writes
 // flushed within a few seconds), the pool.
 func (n *Node) Run(ctx context.Context) error {
-	storeStop := n.spawn(n.store.Run)
-	clusterStop := n.spawn(n.member.Run)
-	healthStop := n.spawn(n.healthLoop)
-	sessStop := n.spawn(n.sessions.Run)
-	recoverStop := n.spawn(n.watchRecovery)
+	storeStop := rungroup.Run(n.log, "store", n.store.Run)
+	clusterStop := rungroup.Run(n.log, "cluster", n.member.Run)
+	healthStop := rungroup.Run(n.log, "health loop", n.healthLoop)
+	sessStop := rungroup.Run(n.log, "sessions", n.sessions.Run)
+	recoverStop := rungroup.Run(n.log, "recovery watch", n.watchRecovery)
 	linkErr := make(chan error, 1)
 	linkCtx, stopLink := context.WithCancel(context.Background())
 	go func() { linkErr <- n.link.Run(linkCtx) }()
@@ -147,21 +146,6 @@ func (n *Node) Run(ctx context.Context) error {
 	n.store.Close()
 	n.log.Info("ether stopped")
 	return err
-}
-
-// spawn runs fn on its own context and returns a function that cancels it
-// and waits for fn to return.
-func (n *Node) spawn(fn func(context.Context) error) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := fn(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			n.log.Error("component stopped", "err", err)
-		}
-	}()
-	return func() { cancel(); wg.Wait() }
 }
 
 // watchRecovery reloads every session after a database outage.

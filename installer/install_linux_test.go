@@ -140,6 +140,7 @@ func run(t *testing.T, do func(context.Context, Options) error, o Options) strin
 	t.Helper()
 	var out bytes.Buffer
 	o.Out = &out
+	o = withValidator(o)
 	if err := do(context.Background(), o); err != nil {
 		t.Fatalf("%v\noutput:\n%s", err, out.String())
 	}

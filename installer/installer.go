@@ -25,6 +25,23 @@ type Options struct {
 	// /etc/corrosion/agent.toml 0640 root:corrosion", "skip ... (exists)");
 	// nil = io.Discard.
 	Out io.Writer
+	// ValidateConfig checks the agent's config as the agent will load it:
+	// the file's bytes, with lookup reading the service's environment file.
+	// The agent supplies its own loader (corrosion-agent install), so the
+	// installer does not import the agent. nil: every config is reported
+	// invalid and the service is not started.
+	ValidateConfig func(data []byte, lookup func(string) (string, bool)) error
+}
+
+// errNoValidator is the problem reported when Options.ValidateConfig is nil.
+var errNoValidator = errors.New("installer: no config validator (Options.ValidateConfig) was given")
+
+// validateConfig runs o.ValidateConfig.
+func (o Options) validateConfig(data []byte, lookup func(string) (string, bool)) error {
+	if o.ValidateConfig == nil {
+		return errNoValidator
+	}
+	return o.ValidateConfig(data, lookup)
 }
 
 // Each platform's file (installer_linux.go, installer_windows.go,

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/corrosion/corrosion/agent/config"
 )
 
 func defaultConfigPath() string { return linuxConfig }
@@ -193,7 +191,7 @@ func (s *session) configProblems() []string {
 	if b, err := os.ReadFile(s.host(EnvFilePath)); err == nil {
 		env = parseEnvFile(b)
 	}
-	_, err = config.Parse(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	err = s.o.validateConfig(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err == nil {
 		return nil
 	}

@@ -204,7 +204,7 @@ func TestInstall_ValidConfig_EnablesOffline_KeepsTheConfig(t *testing.T) {
 	if again := run(t, Install, Options{Root: root, Binary: bin}); !strings.Contains(again, "ok   service corrosion-agent enabled") {
 		t.Errorf("second install:\n%s", again)
 	}
-	st, err := Status(context.Background(), Options{Root: root, Binary: bin})
+	st, err := Status(context.Background(), withValidator(Options{Root: root, Binary: bin}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/corrosion/corrosion/agent/config"
 )
 
 // winSession is one Windows install, uninstall or status run.
@@ -238,7 +236,7 @@ func (s *winSession) checkConfig() bool {
 		s.printf("%s cannot be read: %v", s.layout.EnvFile, err)
 		return false
 	}
-	if _, err := config.Parse(data, EnvLookup(env)); err != nil {
+	if err := s.o.validateConfig(data, EnvLookup(env)); err != nil {
 		s.printf("config %s does not validate (the service starts only once it does):\n%v", p, err)
 		s.printf("edit it, check it with `corrosion-agent validate --config %s`, then run install again", p)
 		return false

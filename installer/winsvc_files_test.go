@@ -16,6 +16,7 @@ func winInstallFiles(t *testing.T, o Options) (filesResult, string) {
 	t.Helper()
 	var out bytes.Buffer
 	o.Out = &out
+	o = withValidator(o)
 	if o.Binary == "" {
 		o.Binary = fakeAgentBinary(t, "agent v1")
 	}

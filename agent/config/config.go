@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/natsconn"
 )
 
 // Config is the whole agent configuration. It is immutable after Load.
@@ -59,6 +61,13 @@ type Agent struct {
 	// servers, which then run as root too. Default false: such a start is
 	// refused (RootRefusal).
 	AllowRoot bool `toml:"allow_root"`
+
+	// GamesDieWithAgent binds the games to the agent: they are killed
+	// when the agent ends in any way (kill -9 included on Linux and
+	// Windows), instead of outliving it. For `corrosion-panel dev`, whose
+	// demo fleet must die with it; default false (games survive an agent
+	// restart or upgrade).
+	GamesDieWithAgent bool `toml:"games_die_with_agent"`
 }
 
 // ErrRunAsRoot: the agent runs as root and allow_root is not set, so it
@@ -78,15 +87,7 @@ func (a *Agent) RootRefusal(euid int) error {
 
 // NATSURLs returns the entries of nats_url, split on commas and trimmed;
 // empty entries are dropped.
-func (c *Config) NATSURLs() []string {
-	var urls []string
-	for _, u := range strings.Split(c.Agent.NATSURL, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
-		}
-	}
-	return urls
-}
+func (c *Config) NATSURLs() []string { return natsconn.URLs(c.Agent.NATSURL) }
 
 // Instance returns the instance with the given id, or nil.
 func (c *Config) Instance(id string) *Instance {

@@ -184,7 +184,7 @@ func TestParse_Example(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := c.Instance("world10")
-	if w == nil || w.RCON.Password != "rcon-secret" || w.Args[len(w.Args)-1] != "rcon-secret" {
+	if w == nil || w.RCON.Password != "rcon-secret" || w.Env["RS_RCON_PASSWORD"] != "rcon-secret" {
 		t.Fatalf("world10 not expanded: %+v", w)
 	}
 	if got := c.Instance("ether10").Env["RS_DB_PASS"]; got != "db-secret" {

@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -98,9 +98,6 @@ func positiveDur(p *problems, field string, d Duration) {
 	}
 }
 
-// NATSSchemes are the URL schemes nats_url accepts.
-var NATSSchemes = []string{"nats", "tls", "ws", "wss"}
-
 func validateNATSURL(p *problems, list string) {
 	const field = "agent.nats_url"
 	entries := strings.Split(list, ",")
@@ -117,8 +114,8 @@ func validateNATSURL(p *problems, list string) {
 			p.add(field, "%q: the user name or password cannot be parsed (percent-encode / ? # @ %% in it, or use nats_user and nats_password)", shown)
 		case err != nil:
 			p.add(field, "%q is not a URL", shown)
-		case !slices.Contains(NATSSchemes, u.Scheme):
-			p.add(field, "%q has scheme %q (want %s)", shown, u.Scheme, strings.Join(NATSSchemes, ", "))
+		case natsconn.CheckScheme(u) != nil:
+			p.add(field, "%q %v", shown, natsconn.CheckScheme(u))
 		case u.Host == "" || u.Hostname() == "":
 			p.add(field, "%q has no host", shown)
 		case u.Port() != "" && !validPort(u.Port()):

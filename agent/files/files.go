@@ -142,18 +142,18 @@ func handle[A any](h func(c *call, a A) (any, error)) handlerFunc {
 
 // handlers maps every supported func to its handler.
 var handlers = map[string]handlerFunc{
-	"fm_list":    handle((*call).list),
-	"fm_stat":    handle((*call).stat),
-	"fm_read":    handle((*call).read),
-	"fm_save":    handle((*call).save),
-	"fm_mkdir":   handle((*call).mkdir),
-	"fm_rename":  handle((*call).rename),
-	"fm_copy":    handle((*call).copy),
-	"fm_delete":  handle((*call).delete),
-	"fm_chmod":   handle((*call).chmod),
-	"fm_search":  handle((*call).search),
-	"fm_archive": handle((*call).archive),
-	"fm_extract": handle((*call).extract),
+	wire.FuncFMList:    handle((*call).list),
+	wire.FuncFMStat:    handle((*call).stat),
+	wire.FuncFMRead:    handle((*call).read),
+	wire.FuncFMSave:    handle((*call).save),
+	wire.FuncFMMkdir:   handle((*call).mkdir),
+	wire.FuncFMRename:  handle((*call).rename),
+	wire.FuncFMCopy:    handle((*call).copy),
+	wire.FuncFMDelete:  handle((*call).delete),
+	wire.FuncFMChmod:   handle((*call).chmod),
+	wire.FuncFMSearch:  handle((*call).search),
+	wire.FuncFMArchive: handle((*call).archive),
+	wire.FuncFMExtract: handle((*call).extract),
 }
 
 // Funcs lists the supported func names, sorted.

@@ -38,6 +38,7 @@ type saveArgs struct {
 	Path     *string `json:"path"`
 	Content  *string `json:"content"`
 	Encoding string  `json:"encoding"`
+	Create   bool    `json:"create"` // a new file only: an existing path is CodeExists
 }
 
 // save writes a whole file through a temporary file in the same directory
@@ -46,7 +47,7 @@ type saveArgs struct {
 // file's permission bits (not setuid, setgid, sticky, nor its owner: the
 // new file is the agent's), and needs the parent directory to exist. A
 // hard-linked target is detached from its other links, which keep the old
-// content.
+// content. With create set, an existing target is refused (CodeExists).
 func (c *call) save(a saveArgs) (any, error) {
 	if a.Content == nil {
 		return nil, missingArg("content")
@@ -61,6 +62,9 @@ func (c *call) save(a saveArgs) (any, error) {
 	}
 	if rel == "" {
 		return nil, wire.Errorf(CodeIsADirectory, "save %q: the instance root is a directory", rel)
+	}
+	if a.Create && res.info != nil {
+		return nil, wire.Errorf(CodeExists, "save %q: it already exists", rel)
 	}
 	mode := newFileMode
 	if res.info != nil {

@@ -162,3 +162,19 @@ func TestChmod(t *testing.T) {
 		t.Errorf("target of the symlink changed to %v", after.Mode())
 	}
 }
+
+// fm_save with create makes a new file and never overwrites one (the panel's "New file").
+func TestSave_CreateRefusesAnExistingFile(t *testing.T) {
+	e := newEnv(t)
+	e.write("cfg/server.cfg", "keep me")
+	e.fail(CodeExists, "fm_save", map[string]any{"path": "cfg/server.cfg", "content": "", "create": true})
+	if got := e.read("cfg/server.cfg"); got != "keep me" {
+		t.Fatalf("the existing file was changed: %q", got)
+	}
+	if rep := e.ok("fm_save", map[string]any{"path": "cfg/new.cfg", "content": "", "create": true}); rep["size"] != float64(0) {
+		t.Fatalf("create: %v", rep)
+	}
+	if !e.exists("cfg/new.cfg") {
+		t.Fatal("cfg/new.cfg was not created")
+	}
+}

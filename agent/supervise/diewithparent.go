@@ -1,12 +1,17 @@
 package supervise
 
-import "os/exec"
+import (
+	"os/exec"
+
+	"github.com/corrosion/corrosion/internal/childproc"
+)
 
 // A child that dies with its parent (Options.DieWithParent) is for a
 // program that supervises a helper of its own — worldsrv and its ether
 // sidecar — where a helper outliving its owner would be an orphan holding a
-// port and a cluster identity. The agent's own game instances never use it:
-// a game outlives an agent restart (see the package doc).
+// port and a cluster identity. The agent's own game instances use it only
+// when its config sets games_die_with_agent (corrosion-panel dev's demo
+// fleet): a game outlives an agent restart (see the package doc).
 //
 // How each exit of the supervising process reaches the child:
 //
@@ -15,11 +20,10 @@ import "os/exec"
 //     any instance.
 //   - The supervising process ends without stopping it (an error exit, an
 //     unrecovered panic, a signal, kill -9): on Linux the kernel sends the
-//     child SIGKILL (the parent-death signal, diewithparent_linux.go); on
-//     Windows the child is in a job object that kills it when the last
-//     handle to the job closes, which is when this process ends
-//     (diewithparent_windows.go). Elsewhere there is no such mechanism and
-//     New logs a warning.
+//     child SIGKILL (the parent-death signal); on Windows the child is in a
+//     job object that kills it when the last handle to the job closes,
+//     which is when this process ends (both internal/childproc). Elsewhere
+//     there is no such mechanism and New logs a warning.
 //
 // The kernel's parent-death signal reaches one process: the child. The
 // child leads its own session and process group, but a SIGKILL to a group
@@ -36,20 +40,14 @@ func (s *Supervisor) startCmd(cmd *exec.Cmd) error {
 	if !s.dieWithParent {
 		return cmd.Start()
 	}
-	return startBound(cmd)
+	return childproc.StartBound(cmd)
 }
 
 // warnUnbound notes, once at New, that this platform cannot kill the
 // child when this process is killed outright.
 func (s *Supervisor) warnUnbound() {
-	if s.dieWithParent && !boundOnKill {
+	if s.dieWithParent && !childproc.BoundOnKill {
 		s.log.Warn("die-with-parent: this platform has no parent-death signal; " +
 			"the child is stopped on every orderly exit but outlives a kill of this process")
 	}
 }
-
-// StartBound starts cmd bound to this process's lifetime the way
-// DieWithParent binds a supervised child, for a one-off command run
-// beside a supervised one (worldsrv's `ether migrate`). It sets no session
-// or process group of its own; cmd.SysProcAttr, if set, is kept.
-func StartBound(cmd *exec.Cmd) error { return startBound(cmd) }

@@ -19,7 +19,7 @@ func (s *Supervisor) Start(manual bool) error {
 	if err := s.actionableLocked(); err != nil {
 		return err
 	}
-	if s.state == wire.StateRunning || s.state == wire.StateStarting {
+	if !s.state.CanStart() { // starting or running: stopping is busy above
 		return ErrAlreadyRunning
 	}
 	if !manual && s.manualStop {

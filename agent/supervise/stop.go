@@ -77,10 +77,10 @@ func (s *Supervisor) Kill() error {
 	if s.closed {
 		return ErrClosed
 	}
-	r := s.run
-	if r == nil {
+	if !s.state.CanKill() {
 		return ErrNotRunning
 	}
+	r := s.run // set in every state with a process
 	s.manualStop = true
 	r.stopRequested = true
 	r.restartAfter = false
@@ -116,13 +116,8 @@ func (s *Supervisor) stoppableLocked() error {
 	if err := s.actionableLocked(); err != nil {
 		return err
 	}
-	switch s.state {
-	case wire.StateRunning, wire.StateStarting:
+	if s.state.CanStop() || s.state == wire.StateCrashed && s.retry != nil {
 		return nil
-	case wire.StateCrashed:
-		if s.retry != nil {
-			return nil
-		}
 	}
 	return ErrNotRunning
 }

@@ -31,8 +31,8 @@
 // (linesplit.go: carry, the 64 KiB cap); console.go throttles, keeps the
 // backlog and forwards, and writes down the package's lock order.
 // diewithparent.go binds a child to its parent's lifetime (an option the
-// agent never sets; worldsrv's sidecar does), and exports.go re-exports the
-// config and wire types of this API for programs other than the agent.
+// agent never sets; worldsrv's sidecar does), and exports.go gives other
+// programs that supervise a child (worldsrv) the child's environment.
 package supervise
 
 import (
@@ -61,10 +61,10 @@ type Action string
 
 // Power actions, named as the instance command funcs that ask for them.
 const (
-	ActionStart   Action = "start"
-	ActionStop    Action = "stop"
-	ActionRestart Action = "restart"
-	ActionKill    Action = "kill"
+	ActionStart   Action = wire.FuncStart
+	ActionStop    Action = wire.FuncStop
+	ActionRestart Action = wire.FuncRestart
+	ActionKill    Action = wire.FuncKill
 )
 
 // Errors returned by power actions.
@@ -102,8 +102,8 @@ type Options struct {
 	StdinTimeout time.Duration
 	// DieWithParent binds the child to this process: it is killed when
 	// this process ends in any way, kill -9 included on Linux
-	// (diewithparent.go). Off by default, and never set by the agent,
-	// whose games outlive it.
+	// (diewithparent.go). Off by default: the agent's games outlive it,
+	// unless its config sets games_die_with_agent (corrosion-panel dev).
 	DieWithParent bool
 	// SpawnCheck, when set, is asked before each spawn (start, restart,
 	// crash restart); its error fails that start as ErrStartFailed (the

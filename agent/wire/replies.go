@@ -37,6 +37,7 @@ type InstanceStatus struct {
 	Adopted       bool   `json:"adopted,omitempty"`            // taken over from a previous agent
 	DroppedLines  int64  `json:"console_dropped_lines,omitempty"`
 	SkippedBytes  int64  `json:"console_skipped_bytes,omitempty"` // passed over unread while throttled
+	Consoles
 }
 
 // LogsReply answers the logs func: the most recent lines, oldest first.

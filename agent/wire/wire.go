@@ -130,7 +130,24 @@ type InstanceReport struct {
 	// memory. Omitted when not running or not measurable.
 	CPUPercent *float64 `json:"cpu_percent,omitempty"`
 	RSSMB      *uint64  `json:"rss_mb,omitempty"`
+	Consoles
 }
+
+// Consoles says which consoles an instance offers, in the heartbeat's
+// instance entries and the status reply, so that a panel can say up front
+// what an instance lacks instead of failing after a command. Both fields
+// are left out by agents older than them: absent means unknown.
+type Consoles struct {
+	// RCON is the kind of the instance's [instance.rcon] ("source",
+	// "webrcon"), "none" without one.
+	RCON string `json:"rcon,omitempty"`
+	// ConsoleInput is whether the agent can write the process's stdin
+	// (send): a managed instance (with an exec); an unmanaged one has none.
+	ConsoleInput *bool `json:"console_input,omitempty"`
+}
+
+// RCONNone is Consoles.RCON of an instance without RCON.
+const RCONNone = "none"
 
 // ProbeReport is the result of TCP probes to the configured targets.
 type ProbeReport struct {
@@ -207,7 +224,9 @@ const (
 	CodeStartFailed      = "start_failed"      // the process could not be spawned
 	CodeDependencyFailed = "dependency_failed" // a depends_on instance did not come up
 	CodeShuttingDown     = "shutting_down"     // the agent is stopping
+	CodeUnknownInstance  = "unknown_instance"  // no agent of the license runs this instance id
 	CodeInternal         = "internal"
+	CodeReplyTooLarge    = "reply_too_large" // the reply would not fit in one NATS message
 )
 
 // Error is the error a handler returns to produce an ErrorReply with a code.
@@ -229,6 +248,15 @@ func Errorf(code, format string, a ...any) *Error {
 // UnknownFunc is the error for a func not in supported.
 func UnknownFunc(fn string, supported []string) *Error {
 	return Errorf(CodeUnknownFunc, "unknown func %q; supported: %s", fn, strings.Join(supported, ", "))
+}
+
+// UnknownInstance is the error for a request to an instance id the agent
+// does not run; the message lists the ids it does.
+func UnknownInstance(id string, known []string) *Error {
+	if len(known) == 0 {
+		return Errorf(CodeUnknownInstance, "unknown instance %q; this agent runs no instances", id)
+	}
+	return Errorf(CodeUnknownInstance, "unknown instance %q; this agent runs: %s", id, strings.Join(known, ", "))
 }
 
 // EncodeError renders err as an ErrorReply. A *Error keeps its code (and

@@ -22,7 +22,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/ether/health"
-	"github.com/corrosion/corrosion/internal/redact"
+	"github.com/corrosion/corrosion/internal/natsconn"
 )
 
 // Config configures a Member.
@@ -149,6 +149,9 @@ type Member struct {
 	lease lease    // guarded by its own locks; the login lock (lease.go)
 
 	closed atomic.Bool // Close was called: no goodbye, no drain
+	// stop ends the connection's context: from then on its closing is
+	// expected and not logged (natsconn.Dial); immutable after New.
+	stop context.CancelFunc
 }
 
 // New connects to NATS (retrying in the background when no server is up
@@ -165,14 +168,21 @@ func New(cfg Config, log *slog.Logger) (*Member, error) {
 	}
 	m.live.init(m)
 	m.lease.init(m)
-	nc, err := nats.Connect(strings.Join(cfg.URLs, ","),
-		nats.Name(fmt.Sprintf("ether-%s-%d", cfg.Name, cfg.NodeID)),
-		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond), nats.PingInterval(5*time.Second),
-		nats.DisconnectErrHandler(m.onDisconnect), nats.ReconnectHandler(m.onReconnect),
-		nats.ConnectHandler(m.onConnect), nats.ErrorHandler(m.onAsyncError))
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stop = cancel
+	nc, err := natsconn.Dial(ctx, natsconn.Options{
+		URL:  strings.Join(cfg.URLs, ","),
+		Name: fmt.Sprintf("ether-%s-%d", cfg.Name, cfg.NodeID),
+		Log:  log,
+		// A member rejoins at once: peers time it out after NodeTimeout.
+		ReconnectDelay: func(int) time.Duration { return 250 * time.Millisecond },
+		PingInterval:   5 * time.Second,
+		OnConnect:      m.onConnect,
+		Program:        "ether",
+	})
 	if err != nil {
-		return nil, fmt.Errorf("connect to nats %s: %w", strings.Join(cfg.URLs, ","), err)
+		cancel()
+		return nil, err
 	}
 	m.nc = nc
 	return m, nil
@@ -187,7 +197,7 @@ func New(cfg Config, log *slog.Logger) (*Member, error) {
 func (m *Member) Start(h Handler) error {
 	m.h = h
 	if err := m.subscribeShared(); err != nil {
-		m.nc.Close()
+		m.Close()
 		return err
 	}
 	if m.nc.IsConnected() {
@@ -242,6 +252,7 @@ func (m *Member) shutdown() {
 	if m.closed.Load() {
 		return
 	}
+	m.stop()
 	if m.nc.IsConnected() {
 		_ = m.nc.Publish(m.subj.goodbye(m.cfg.NodeID), m.live.beat(true))
 		_ = m.nc.FlushTimeout(time.Second)
@@ -263,6 +274,7 @@ func (m *Member) shutdown() {
 // out through missing heartbeats, as if the process had died.
 func (m *Member) Close() {
 	m.closed.Store(true)
+	m.stop()
 	m.nc.Close()
 }
 
@@ -287,32 +299,13 @@ func (m *Member) PublishHealth(data []byte) error {
 	return m.nc.Publish(health.Subject(m.subj.prefix, int(m.cfg.NodeID)), data)
 }
 
-func (m *Member) onDisconnect(_ *nats.Conn, err error) {
-	if m.closed.Load() || err == nil { // nil: our own close or drain
-		return
+// onConnect re-announces every live peer after a reconnect: presence sent
+// while the connection was down was lost. The first connect (at once, or
+// later when no server was up at New) announces nothing: nothing was lost
+// before it, and peers whose heartbeats arrived before this asynchronous
+// callback would otherwise be reported up twice.
+func (m *Member) onConnect(_ *nats.Conn, reconnect bool) {
+	if reconnect {
+		m.live.reconnected()
 	}
-	m.log.Warn("nats connection lost; serving local players only until it is back", "err", err)
-}
-
-// onConnect runs once, for the first connection (at once, or later when
-// no server was up at New). Nothing was lost before it, so it announces
-// nothing: the callback runs asynchronously, and peers whose heartbeats
-// arrived before it would otherwise be reported up twice.
-func (m *Member) onConnect(nc *nats.Conn) {
-	m.log.Info("nats connected", "url", redact.URL(nc.ConnectedUrl())) // nats.go's redaction keeps a token
-}
-
-// onReconnect re-announces every live peer: presence sent while the
-// connection was down was lost.
-func (m *Member) onReconnect(nc *nats.Conn) {
-	m.log.Info("nats reconnected", "url", redact.URL(nc.ConnectedUrl()))
-	m.live.reconnected()
-}
-
-func (m *Member) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
-	subj := ""
-	if sub != nil {
-		subj = sub.Subject
-	}
-	m.log.Error("nats error", "subject", subj, "err", err)
 }

@@ -23,7 +23,7 @@ var errWrongToken = errors.New("wrong link token")
 func (s *Server) authenticate(ctx context.Context, nc net.Conn, r *bufio.Reader) bool {
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	_ = nc.SetReadDeadline(time.Now().Add(s.cfg.AuthTimeout))
-	err := s.checkToken(r)
+	err := s.checkToken(nc, r)
 	if !stop() { // ctx ended: Run is tearing down and closed nc
 		return false
 	}
@@ -38,17 +38,25 @@ func (s *Server) authenticate(ctx context.Context, nc net.Conn, r *bufio.Reader)
 	return false
 }
 
-// checkToken reads one frame from r: nil if it is a LinkAuth carrying the
-// configured token, else why not.
-func (s *Server) checkToken(r *bufio.Reader) error {
-	payload, err := proto.ReadFrame(r, nil)
+// checkToken reads the first frame from r: nil if it is a LinkAuth
+// carrying the configured token, else why not. A first frame that is a
+// LinkChallenge is answered on nc with the LinkProof for its nonce (the
+// world checks that its sidecar knows the token before it presents it);
+// the frame after it must then be the LinkAuth.
+func (s *Server) checkToken(nc net.Conn, r *bufio.Reader) error {
+	msg, err := s.readAuthFrame(r)
 	if err != nil {
-		return fmt.Errorf("read the first frame: %w", err)
+		return err
 	}
-	s.framesIn.Add(1)
-	msg, err := proto.DecodeInbound(payload)
-	if err != nil {
-		return fmt.Errorf("first frame: %w", err)
+	if ch, ok := msg.(*proto.LinkChallenge); ok {
+		_ = nc.SetWriteDeadline(time.Now().Add(s.cfg.AuthTimeout))
+		if err := proto.WriteFrame(nc, proto.LinkProof{MAC: proto.ProveLink(s.cfg.Token, ch.Nonce)}); err != nil {
+			return fmt.Errorf("answer the link challenge: %w", err)
+		}
+		_ = nc.SetWriteDeadline(time.Time{})
+		if msg, err = s.readAuthFrame(r); err != nil {
+			return fmt.Errorf("after the link challenge: %w", err)
+		}
 	}
 	auth, ok := msg.(*proto.LinkAuth)
 	if !ok {
@@ -58,6 +66,23 @@ func (s *Server) checkToken(r *bufio.Reader) error {
 		return errWrongToken
 	}
 	return nil
+}
+
+// readAuthFrame reads and decodes one frame of the authentication, counting
+// it (and, when it does not decode, as malformed).
+func (s *Server) readAuthFrame(r *bufio.Reader) (proto.Message, error) {
+	payload, err := proto.ReadFrame(r, nil)
+	if err != nil {
+		s.cutShort(err)
+		return nil, fmt.Errorf("read the first frame: %w", err)
+	}
+	s.framesIn.Add(1)
+	msg, err := proto.DecodeInbound(payload)
+	if err != nil {
+		s.malformed.Add(1)
+		return nil, fmt.Errorf("first frame: %w", err)
+	}
+	return msg, nil
 }
 
 // tokensEqual compares two tokens in constant time, whatever their lengths:

@@ -179,8 +179,9 @@ func (s *Server) shutdown() {
 
 // readLoop decodes frames from r, c's reader, until the connection ends.
 // Bad frames (empty, unknown opcode, wrong length) are logged and dropped;
-// the connection stays open. A LinkAuth is not the sessions' business:
-// after authentication, or with no token configured, it is ignored.
+// the connection stays open. LinkAuth and LinkChallenge are not the
+// sessions' business: after authentication, or with no token configured,
+// they are ignored (so an ether without a token proves nothing).
 func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	buf := make([]byte, 0, 1024)
 	var dec proto.Decoder
@@ -188,6 +189,7 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 	for {
 		payload, err := proto.ReadFrame(r, buf)
 		if err != nil {
+			s.cutShort(err)
 			s.detach(c, err)
 			return
 		}
@@ -202,10 +204,20 @@ func (s *Server) readLoop(c *conn, r *bufio.Reader) {
 			}
 			continue
 		}
-		if msg.Op() == proto.OpLinkAuth {
+		if op := msg.Op(); op == proto.OpLinkAuth || op == proto.OpLinkChallenge {
 			continue
 		}
 		s.h.HandleFrame(msg)
+	}
+}
+
+// cutShort counts the frame a read error cut short (the stream ended
+// inside it: io.ErrUnexpectedEOF) as read and malformed: it is dropped like
+// any frame that does not decode.
+func (s *Server) cutShort(err error) {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		s.framesIn.Add(1)
+		s.malformed.Add(1)
 	}
 }
 
@@ -260,7 +272,7 @@ type Stats struct {
 	FramesIn  uint64 // frames read from the world, bad ones included
 	FramesOut uint64 // frames queued for the world
 	Dropped   uint64 // frames not queued: no world connected, or it was not reading
-	Malformed uint64 // frames read but not decoded (dropped, the connection kept)
+	Malformed uint64 // frames read but not decoded, first frames included, or cut short by the end of the stream (dropped)
 	Refused   uint64 // connections closed for want of the link token
 }
 

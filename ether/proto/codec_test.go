@@ -14,9 +14,9 @@ func TestOp_String(t *testing.T) {
 		0: "WorldRegister", 1: "PlayerLogin", 2: "PlayerLogout", 3: "FriendAdd", 4: "FriendDel",
 		5: "IgnoreAdd", 6: "IgnoreDel", 7: "PrivateMessage", 8: "RequestLists", 9: "ChatModeUpdate",
 		10: "PlayerSaveRequest", 11: "PlayerLoadRequest", 12: "PlayerResync", 13: "LoginCheck",
-		14: "RefreshAll", 15: "LinkAuth", 16: "WorldInfo", 128: "UpdateFriendList", 129: "UpdateIgnoreList", 130: "MessagePrivate",
+		14: "RefreshAll", 15: "LinkAuth", 16: "LinkChallenge", 17: "WorldInfo", 128: "UpdateFriendList", 129: "UpdateIgnoreList", 130: "MessagePrivate",
 		131: "FriendListComplete", 132: "PlayerLoadResponse", 133: "PlayerSaveAck",
-		134: "LoginCheckResponse",
+		134: "LoginCheckResponse", 135: "LinkProof",
 	}
 	for i := range 256 {
 		op := Op(i)
@@ -27,10 +27,10 @@ func TestOp_String(t *testing.T) {
 		if got := op.String(); got != want {
 			t.Errorf("Op(%d).String() = %q, want %q", i, got, want)
 		}
-		if got, want := op.Inbound(), i <= 16; got != want {
+		if got, want := op.Inbound(), i <= 17; got != want {
 			t.Errorf("Op(%d).Inbound() = %v, want %v", i, got, want)
 		}
-		if got, want := op.Outbound(), i >= 128 && i <= 134; got != want {
+		if got, want := op.Outbound(), i >= 128 && i <= 135; got != want {
 			t.Errorf("Op(%d).Outbound() = %v, want %v", i, got, want)
 		}
 	}
@@ -227,13 +227,13 @@ func TestDecode_UndefinedOpcodes(t *testing.T) {
 		if op.Inbound() || op.Outbound() {
 			continue
 		}
-		if i >= 17 && i <= 127 || i >= 135 {
+		if i >= 18 && i <= 127 || i >= 136 {
 			for _, p := range [][]byte{{byte(op)}, cat([]byte{byte(op)}, hx("0000000000000001 0001"))} {
 				checkAllRefuse(t, p, ErrUnknownOp, strconv.Itoa(i))
 			}
 			continue
 		}
-		t.Errorf("opcode %d is neither defined nor in 17–127, 135–255", i)
+		t.Errorf("opcode %d is neither defined nor in 18–127, 136–255", i)
 	}
 }
 
@@ -298,7 +298,7 @@ func TestDecode_ErrorText(t *testing.T) {
 			"decode PrivateMessage (7): payload is 2 bytes, want at least 18: proto: wrong payload length"},
 		{Decode, hx("81 | 0000000000000005 | 0002"),
 			"decode UpdateIgnoreList (129): payload is 11 bytes, want 27 for count 2: proto: wrong payload length"},
-		{Decode, hx("11"), "decode: opcode 17: proto: unknown opcode"},
+		{Decode, hx("12"), "decode: opcode 18: proto: unknown opcode"},
 		{DecodeOutbound, hx("0f 01"), "decode outbound: LinkAuth (15) is not an outbound opcode: proto: unknown opcode"},
 		{DecodeInbound, hx("80"), "decode inbound: UpdateFriendList (128) is not an inbound opcode: proto: unknown opcode"},
 		{DecodeOutbound, hx("01"), "decode outbound: PlayerLogin (1) is not an outbound opcode: proto: unknown opcode"},
@@ -317,7 +317,7 @@ func TestDecode_ErrorText(t *testing.T) {
 // TestWorldInfo_LengthsPastThePayload: a license or instance length that
 // runs past the payload is refused, not read beyond it.
 func TestWorldInfo_LengthsPastThePayload(t *testing.T) {
-	for _, p := range [][]byte{hx("10 | 05 | 6162"), hx("10 | 01 | 61"), hx("10 | 00 | 02 | 61")} {
+	for _, p := range [][]byte{hx("11 | 05 | 6162"), hx("11 | 01 | 61"), hx("11 | 00 | 02 | 61")} {
 		if _, err := DecodeInbound(p); !errors.Is(err, ErrLength) {
 			t.Errorf("% x: %v, want ErrLength", p, err)
 		}

@@ -1,5 +1,7 @@
 package proto
 
+import "bytes"
+
 // decodable is implemented by every message's pointer type: decode fills the
 // message from a whole payload whose opcode and length the table has
 // checked, and returns the receiver (or nil and an error). Returning the
@@ -28,6 +30,23 @@ func decodeNew(payload []byte, dir direction) (Message, error) {
 		return nil, reject(payload, dir)
 	}
 	return ops[payload[0]].new().decode(payload)
+}
+
+// DecodeOutboundCopy is DecodeOutbound for a message that must outlive
+// payload (queued for another goroutine, say): it returns the message as a
+// value (UpdateFriendList, never a pointer) that shares no storage with
+// payload, its slices a copy. Every outbound message is copied by the same
+// rule, so a message added to the table needs nothing here.
+func DecodeOutboundCopy(payload []byte) (Message, error) {
+	if !accepts(payload, toWorld) {
+		return nil, reject(payload, toWorld)
+	}
+	row := &ops[payload[0]]
+	m := row.new()
+	if _, err := m.decode(bytes.Clone(payload)); err != nil {
+		return nil, err
+	}
+	return row.value(m), nil
 }
 
 // accepts reports whether payload's opcode is defined for dir and payload

@@ -1,25 +1,27 @@
 package proto
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // Sentinel errors. The errors this package returns wrap one of them (test
 // with errors.Is) and name the opcode involved, as in
 // "decode PlayerLogin (1): payload is 9 bytes, want 11: proto: wrong payload length".
+// They are internal/frame's, which worldsrv/proto returns too.
 var (
 	// ErrEmpty: a zero-length payload, which has no opcode.
-	ErrEmpty = errors.New("proto: empty payload")
+	ErrEmpty = frame.ErrEmpty
 	// ErrUnknownOp: an opcode the table does not define, or one that is
 	// defined for the other direction.
-	ErrUnknownOp = errors.New("proto: unknown opcode")
+	ErrUnknownOp = frame.ErrUnknownOp
 	// ErrLength: a fixed-size message of the wrong length, a variable-size
 	// one shorter than its fixed head, or an UpdateIgnoreList whose length
 	// does not match its count.
-	ErrLength = errors.New("proto: wrong payload length")
+	ErrLength = frame.ErrLength
 	// ErrTooLarge: a payload longer than MaxPayload, which a frame cannot carry.
-	ErrTooLarge = errors.New("proto: payload too large")
+	ErrTooLarge = frame.ErrTooLarge
 )
 
 // The error constructors below are kept out of line so that the checks on

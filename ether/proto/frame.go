@@ -1,9 +1,11 @@
 package proto
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"sync"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // AppendFrame appends one frame carrying m to dst: the u16 big-endian
@@ -11,14 +13,10 @@ import (
 // A payload over MaxPayload is ErrTooLarge, and dst is returned with its
 // original length.
 func AppendFrame(dst []byte, m Message) ([]byte, error) {
-	start := len(dst)
-	dst = m.AppendPayload(append(dst, 0, 0))
-	n := len(dst) - start - HeaderLen
-	if n > MaxPayload {
-		return dst[:start], fmt.Errorf("encode %s: payload is %d bytes, max %d: %w",
-			m.Op(), n, MaxPayload, ErrTooLarge)
+	dst, err := frame.Append(dst, m, MaxPayload)
+	if err != nil {
+		return dst, fmt.Errorf("encode %s: %w", m.Op(), err)
 	}
-	be.PutUint16(dst[start:], uint16(n))
 	return dst, nil
 }
 
@@ -34,30 +32,20 @@ func WriteLinkAuth(w io.Writer, token string) error {
 	return WriteFrame(w, LinkAuth{Token: []byte(token)})
 }
 
-// framePool holds WriteFrame's scratch buffers.
-var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-// maxPooled is the largest buffer WriteFrame returns to its pool; a rare big
-// frame (a save blob) gets a buffer of its own and lets the GC have it.
-const maxPooled = 16 << 10
-
 // WriteFrame writes one frame carrying m to w in a single Write call, so
 // frames from concurrent writers to a connection that serialises its Writes
-// (a net.Conn does) never interleave. Write errors are returned as they are.
+// (a net.Conn does) never interleave (internal/frame.Write: a pooled
+// buffer). Write errors are returned as they are.
 func WriteFrame(w io.Writer, m Message) error {
-	bp := framePool.Get().(*[]byte)
-	frame, err := AppendFrame((*bp)[:0], m)
-	if err == nil {
-		_, err = w.Write(frame)
-	}
-	if cap(frame) <= maxPooled {
-		*bp = frame[:0]
-		framePool.Put(bp)
+	err := frame.Write(w, m, MaxPayload)
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("encode %s: %w", m.Op(), err)
 	}
 	return err
 }
 
-// ReadFrame reads one frame from r and returns its payload, opcode first.
+// ReadFrame reads one frame from r and returns its payload, opcode first
+// (internal/frame.Read; a u16 length cannot announce more than MaxPayload).
 // The payload is read into buf when cap(buf) is large enough, so a loop
 // that passes each payload back in (p, err = ReadFrame(r, p)) stops
 // allocating once its buffer has grown; make([]byte, 0, MaxPayload) never
@@ -67,22 +55,5 @@ func WriteFrame(w io.Writer, m Message) error {
 // ended cleanly between frames. On error the payload is empty, keeping buf's
 // storage. Wrap a net.Conn in a bufio.Reader: ReadFrame makes two reads.
 func ReadFrame(r io.Reader, buf []byte) (payload []byte, err error) {
-	if cap(buf) < HeaderLen {
-		buf = make([]byte, 0, 64)
-	}
-	hdr := buf[:HeaderLen]
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return buf[:0], err // io.EOF if nothing was read, else io.ErrUnexpectedEOF
-	}
-	n := int(be.Uint16(hdr))
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	if _, err := io.ReadFull(r, buf[:n]); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return buf[:0], err
-	}
-	return buf[:n], nil
+	return frame.Read(r, buf, MaxPayload)
 }

@@ -60,6 +60,9 @@ func FuzzDecode(f *testing.F) {
 		if (ierr == nil) != op.Inbound() || (oerr == nil) != op.Outbound() {
 			t.Fatalf("opcode %v: DecodeInbound %v, DecodeOutbound %v", op, ierr, oerr)
 		}
+		if cm, cerr := DecodeOutboundCopy(p); (cerr == nil) != op.Outbound() || (cerr == nil && !sameMessage(m, ptrTo(cm))) {
+			t.Fatalf("opcode %v: DecodeOutboundCopy = %#v, %v; Decode = %#v", op, cm, cerr, m)
+		}
 		frame, err := AppendFrame(nil, m)
 		if len(p) > MaxPayload {
 			if !errors.Is(err, ErrTooLarge) {
@@ -151,7 +154,7 @@ func TestFuzzCorpus(t *testing.T) {
 	for _, v := range vectors {
 		entries[filepath.Join("FuzzDecode", corpusName(v.name))] = v.payload
 	}
-	for _, p := range [][]byte{hx("11"), hx("81 | 0000000000000005 | 0002"), hx("07 00"), hx("01 | 0000000000000001")} {
+	for _, p := range [][]byte{hx("12"), hx("81 | 0000000000000005 | 0002"), hx("07 00"), hx("01 | 0000000000000001")} {
 		entries[filepath.Join("FuzzDecode", fmt.Sprintf("invalid-%x", p))] = p
 	}
 	entries[filepath.Join("FuzzReadFrame", "stream")] = smallStream()

@@ -74,7 +74,7 @@ type RefreshAll struct{}
 // WriteLinkAuth. At least 1 byte.
 type LinkAuth struct{ Token []byte }
 
-// WorldInfo (16) tells the sidecar who its world is, for its health
+// WorldInfo (17) tells the sidecar who its world is, for its health
 // snapshot: license_len u8, license, instance_len u8, instance (the
 // CORROSION_LICENSE_ID and CORROSION_INSTANCE_ID its agent gave it; empty:
 // not run by an agent), then its public client URL (the rest of the

@@ -1,7 +1,8 @@
 // Package proto is the binary frame codec between a world server (worldsrv)
 // and its ether social sidecar: a u16 big-endian length, then a payload whose
 // first byte is the opcode (docs/ether-protocol.md, the seed's table byte for
-// byte). It imports nothing of ours, so worldsrv and ether can both use it.
+// byte). It imports nothing of ours but internal/frame (the framing it
+// shares with worldsrv/proto), so worldsrv and ether can both use it.
 //
 // One opcode table drives the codec: ops (table.go) holds a row per defined
 // opcode with its name, direction, size rule (exactly n bytes, or at least a
@@ -14,8 +15,11 @@
 // row, and its test vectors.
 package proto
 
+import "github.com/corrosion/corrosion/internal/frame"
+
 // Op is a frame's opcode, the first byte of its payload. Inbound opcodes
-// (world → ether) are 0–15 (15 is beyond the seed's table); outbound opcodes (ether → world) are 128–134.
+// (world → ether) are 0–16 (15 and 16 are beyond the seed's table); outbound
+// opcodes (ether → world) are 128–135 (135 is beyond it).
 // The opcode table (table.go) says what each one means.
 type Op uint8
 
@@ -37,7 +41,8 @@ const (
 	OpLoginCheck        Op = 13
 	OpRefreshAll        Op = 14
 	OpLinkAuth          Op = 15 // beyond the seed's table: the world's link token
-	OpWorldInfo         Op = 16 // beyond the seed's table: who the world is and its client URL
+	OpLinkChallenge     Op = 16 // beyond the seed's table: the world asks its sidecar to prove it knows the token
+	OpWorldInfo         Op = 17 // beyond the seed's table: who the world is and its client URL
 )
 
 // Outbound opcodes (ether → world).
@@ -49,6 +54,7 @@ const (
 	OpPlayerLoadResponse Op = 132
 	OpPlayerSaveAck      Op = 133
 	OpLoginCheckResponse Op = 134
+	OpLinkProof          Op = 135 // beyond the seed's table: the answer to LinkChallenge
 )
 
 // Message is one frame's payload. Every message type in this package
@@ -64,7 +70,8 @@ type Message interface {
 
 const (
 	// HeaderLen is the size of the frame header: the u16 payload length.
-	HeaderLen = 2
-	// MaxPayload is the largest payload a frame can carry (opcode included).
-	MaxPayload = 65535
+	HeaderLen = frame.HeaderLen
+	// MaxPayload is the largest payload a frame can carry (opcode included):
+	// all a u16 length can say.
+	MaxPayload = frame.MaxPayload
 )

@@ -10,7 +10,7 @@ import (
 // of every decoder, the messages the package-level decoders allocate and
 // the storage a Decoder keeps. A row left zero is an undefined opcode.
 //
-// To add a message: pick an unused opcode (17–127 inbound, 135–255
+// To add a message: pick an unused opcode (18–127 inbound, 136–255
 // outbound), name it in the Op constants, write its struct with Op,
 // AppendPayload and decode methods next to its direction's others, and add
 // its row here. Nothing else changes.
@@ -32,6 +32,7 @@ var ops = [256]opInfo{
 	OpLoginCheck:        row[LoginCheck]("LoginCheck", toEther, fixed(1+8)),
 	OpRefreshAll:        row[RefreshAll]("RefreshAll", toEther, fixed(1)),
 	OpLinkAuth:          row[LinkAuth]("LinkAuth", toEther, atLeast(1)),
+	OpLinkChallenge:     row[LinkChallenge]("LinkChallenge", toEther, fixed(1+NonceLen)),
 	OpWorldInfo:         row[WorldInfo]("WorldInfo", toEther, atLeast(1+1+1)),
 
 	// Outbound: ether → world.
@@ -42,14 +43,16 @@ var ops = [256]opInfo{
 	OpPlayerLoadResponse: row[PlayerLoadResponse]("PlayerLoadResponse", toWorld, atLeast(1+8)),
 	OpPlayerSaveAck:      row[PlayerSaveAck]("PlayerSaveAck", toWorld, fixed(1+8+1)),
 	OpLoginCheckResponse: row[LoginCheckResponse]("LoginCheckResponse", toWorld, fixed(1+8+1)),
+	OpLinkProof:          row[LinkProof]("LinkProof", toWorld, fixed(1+NonceLen)),
 }
 
 // opInfo is one row of the opcode table.
 type opInfo struct {
-	name string           // the message's name, which is its type's name
-	dir  direction        // the way it travels; 0 for an undefined opcode
-	size sizeRule         // its payload length, opcode included
-	new  func() decodable // allocates a zero message of its type
+	name  string                  // the message's name, which is its type's name
+	dir   direction               // the way it travels; 0 for an undefined opcode
+	size  sizeRule                // its payload length, opcode included
+	new   func() decodable        // allocates a zero message of its type
+	value func(decodable) Message // the message a pointer of its type points to, as a value
 }
 
 // row builds the table row of message type T, whose pointer decodes.
@@ -57,7 +60,10 @@ func row[T any, P interface {
 	*T
 	decodable
 }](name string, dir direction, size sizeRule) opInfo {
-	return opInfo{name: name, dir: dir, size: size, new: func() decodable { return P(new(T)) }}
+	return opInfo{name: name, dir: dir, size: size,
+		new:   func() decodable { return P(new(T)) },
+		value: func(m decodable) Message { return any(*m.(P)).(Message) },
+	}
 }
 
 // direction is the way a message travels, as a bit set so that a decoder

@@ -27,6 +27,8 @@ var (
 	_ Message = RefreshAll{}
 	_ Message = LinkAuth{}
 	_ Message = WorldInfo{}
+	_ Message = LinkChallenge{}
+	_ Message = LinkProof{}
 	_ Message = UpdateFriendList{}
 	_ Message = UpdateIgnoreList{}
 	_ Message = MessagePrivate{}
@@ -52,6 +54,8 @@ var (
 	_ Message = (*LoginCheck)(nil)
 	_ Message = (*RefreshAll)(nil)
 	_ Message = (*LinkAuth)(nil)
+	_ Message = (*LinkChallenge)(nil)
+	_ Message = (*LinkProof)(nil)
 	_ Message = (*UpdateFriendList)(nil)
 	_ Message = (*UpdateIgnoreList)(nil)
 	_ Message = (*MessagePrivate)(nil)
@@ -160,6 +164,8 @@ var vectors = []vector{
 	{name: "LinkAuth", msg: LinkAuth{Token: []byte("s3cret")}, payload: hx("0f | 733363726574")},
 	{name: "LinkAuth/empty", msg: LinkAuth{}, payload: hx("0f")},
 	{name: "LinkAuth/binary", msg: LinkAuth{Token: []byte{0x00, 0xff, 0x0f}}, payload: hx("0f | 00ff0f")},
+	{name: "LinkChallenge", msg: LinkChallenge{Nonce: nonce32},
+		payload: cat(hx("10"), nonce32[:])},
 
 	// Outbound (ether → world).
 	{name: "UpdateFriendList", msg: UpdateFriendList{Target37: 0x0102030405060708, Friend37: 0x1112131415161718, Node: 11},
@@ -198,10 +204,12 @@ var vectors = []vector{
 		payload: hx("86 | 0102030405060708 | 01")},
 	{name: "LoginCheckResponse/false", msg: LoginCheckResponse{User37: u64max, Allowed: false},
 		payload: hx("86 | ffffffffffffffff | 00")},
+	{name: "LinkProof", msg: LinkProof{MAC: nonce32},
+		payload: cat(hx("87"), nonce32[:])},
 
 	{name: "WorldInfo", msg: WorldInfo{License: []byte("demo"), Instance: []byte("w10"), PublicURL: []byte("http://h:8080/")},
-		payload: hx("10 | 04 | 64656d6f | 03 | 773130 | 687474703a2f2f683a383038302f")},
-	{name: "WorldInfo/empty", msg: WorldInfo{}, payload: hx("10 | 00 | 00")},
+		payload: hx("11 | 04 | 64656d6f | 03 | 773130 | 687474703a2f2f683a383038302f")},
+	{name: "WorldInfo/empty", msg: WorldInfo{}, payload: hx("11 | 00 | 00")},
 
 	// Decode-only: any non-zero byte is true.
 	{name: "PlayerSaveAck/2", msg: PlayerSaveAck{User37: 1, Success: true},
@@ -230,7 +238,17 @@ var fixedSizes = map[Op]int{
 	OpFriendListComplete: 9,
 	OpPlayerSaveAck:      10,
 	OpLoginCheckResponse: 10,
+	OpLinkChallenge:      33,
+	OpLinkProof:          33,
 }
+
+// nonce32 is 32 distinct bytes: 0x00 … 0x1f.
+var nonce32 = func() (n [32]byte) {
+	for i := range n {
+		n[i] = byte(i)
+	}
+	return n
+}()
 
 // variableHeads is the fixed head of each variable-size message.
 var variableHeads = map[Op]int{

@@ -13,10 +13,14 @@ var ErrBusy = errors.New("no password hashing slot free")
 // Limiter bounds the argon2id hashes in flight: each holds Params.Memory of
 // RAM while it runs, so the bound is what keeps a login storm from
 // exhausting memory. A call that cannot get a slot within the wait fails
-// with ErrBusy rather than queueing without end. Safe for concurrent use.
+// with ErrBusy rather than queueing without end; with no wait (0), a call
+// waits for its turn until its context ends, and the caller bounds how
+// many calls wait. Waiting calls get the slots in the order they asked
+// (a channel's waiting senders are served first in, first out). Safe for
+// concurrent use.
 type Limiter struct {
 	sem  chan struct{} // immutable after NewLimiter; a token per hash in flight
-	wait time.Duration // immutable after NewLimiter
+	wait time.Duration // immutable after NewLimiter; ≤ 0: no time bound
 
 	inFlight atomic.Int64 // hashes running now
 	peak     atomic.Int64 // highest inFlight seen
@@ -25,7 +29,8 @@ type Limiter struct {
 }
 
 // NewLimiter returns a Limiter of slots hashes in flight (at least one)
-// whose callers wait up to wait for a slot.
+// whose callers wait up to wait for a slot; wait ≤ 0: until their context
+// ends.
 func NewLimiter(slots int, wait time.Duration) *Limiter {
 	return &Limiter{sem: make(chan struct{}, max(slots, 1)), wait: wait}
 }
@@ -36,11 +41,15 @@ func (l *Limiter) Do(ctx context.Context, fn func()) error {
 	select {
 	case l.sem <- struct{}{}:
 	default:
-		t := time.NewTimer(l.wait)
-		defer t.Stop()
+		var expired <-chan time.Time // nil: no time bound
+		if l.wait > 0 {
+			t := time.NewTimer(l.wait)
+			defer t.Stop()
+			expired = t.C
+		}
 		select {
 		case l.sem <- struct{}{}:
-		case <-t.C:
+		case <-expired:
 			l.busy.Add(1)
 			return ErrBusy
 		case <-ctx.Done():
@@ -64,7 +73,7 @@ type LimiterStats struct {
 	Done     int64         // calls that got a slot
 	Busy     int64         // calls refused with ErrBusy
 	Slots    int           // the bound
-	Wait     time.Duration // how long a call waits for a slot
+	Wait     time.Duration // how long a call waits for a slot; ≤ 0: until its context ends
 }
 
 // Stats returns the current counters.

@@ -82,3 +82,29 @@ func TestLimiter_BusyAndCancel(t *testing.T) {
 		t.Fatalf("do with a free slot = %v (ran %v)", err, ran)
 	}
 }
+
+// With no wait, a call waits for a slot as long as its context lasts, never
+// ErrBusy: it gets the slot when one frees up, or its context's error.
+func TestLimiter_NoWait_WaitsUntilContextEnds(t *testing.T) {
+	l := NewLimiter(1, 0)
+	release := holdSlot(t, l)
+	got := make(chan error, 1)
+	ran := false
+	go func() { got <- l.Do(context.Background(), func() { ran = true }) }()
+	select {
+	case err := <-got:
+		t.Fatalf("do with no free slot and no wait returned %v at once, want it to wait", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-got; err != nil || !ran || l.Stats().Busy != 0 {
+		t.Fatalf("do after the slot freed = %v (ran %v, stats %+v), want it run", err, ran, l.Stats())
+	}
+	release = holdSlot(t, l)
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := l.Do(ctx, func() {}); !errors.Is(err, context.DeadlineExceeded) || l.Stats().Busy != 0 {
+		t.Fatalf("do with an ending context = %v (stats %+v), want its deadline, not ErrBusy", err, l.Stats())
+	}
+}

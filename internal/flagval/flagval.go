@@ -8,7 +8,9 @@ package flagval
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -130,4 +132,46 @@ func LevelName(l slog.Level) string {
 		return strings.ToLower(l.String())
 	}
 	return strconv.Itoa(int(l))
+}
+
+// maxSecretFile caps a secret file: a password or token, not a document.
+const maxSecretFile = 64 << 10
+
+// SecretFile stores the content of the file named s, less one trailing
+// line break: the -file form of a secret, which keeps it out of the
+// process list (a flag's value is visible to every local user in ps, an
+// environment variable or a file is not). An unreadable, empty or
+// oversized file is refused, naming the file but never its content.
+func SecretFile(p *string) Setter {
+	return func(s string) error {
+		f, err := os.Open(s)
+		if err != nil {
+			return fmt.Errorf("cannot read the secret file: %w", err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
+		switch {
+		case err != nil:
+			return fmt.Errorf("cannot read the secret file %s: %w", s, err)
+		case len(b) > maxSecretFile:
+			return fmt.Errorf("the secret file %s is over %d KiB: not a password or token", s, maxSecretFile>>10)
+		}
+		v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+		if v == "" {
+			return fmt.Errorf("the secret file %s is empty", s)
+		}
+		*p = v
+		return nil
+	}
+}
+
+// SecretUsage is the usage of a flag that takes a secret on the command
+// line: it says the value is visible to ps and names the forms that are
+// not (env may be "" when the secret has no variable).
+func SecretUsage(usage, env, fileFlag string) string {
+	alt := "--" + fileFlag
+	if env != "" {
+		alt = "$" + env + " or " + alt
+	}
+	return usage + "; on the command line it is visible to every local user (ps): prefer " + alt
 }

@@ -2,7 +2,9 @@ package flagval
 
 import (
 	"log/slog"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -74,5 +76,34 @@ func TestLevelName_RoundTrips(t *testing.T) {
 	}
 	if got := LevelName(slog.Level(3)); got != "3" {
 		t.Errorf("LevelName(3) = %q, want the number", got)
+	}
+}
+
+func TestSecretFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var got string
+	for _, tc := range []struct{ content, want string }{
+		{"hunter2\n", "hunter2"}, {"hunter2\r\n", "hunter2"}, {"hunter2", "hunter2"}, {" two words \n\n", " two words \n"},
+	} {
+		if err := SecretFile(&got)(write("s", tc.content)); err != nil || got != tc.want {
+			t.Errorf("%q: got %q, %v; want %q", tc.content, got, err, tc.want)
+		}
+	}
+	got = "kept"
+	for _, path := range []string{write("empty", "\n"), write("big", strings.Repeat("x", maxSecretFile+1)), dir + "/missing"} {
+		err := SecretFile(&got)(path)
+		if err == nil || got != "kept" {
+			t.Errorf("%s: got %q, %v; want an error and the value kept", path, got, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "xxxx") {
+			t.Errorf("%s: the error shows the content: %v", path, err)
+		}
 	}
 }

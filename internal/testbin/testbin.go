@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/childproc"
 )
 
 var (
@@ -59,10 +60,7 @@ func build(t testing.TB, pkg string, race bool) string {
 			t.Fatalf("testbin: %v", err)
 		}
 	}
-	out := filepath.Join(dir, filepath.Base(pkg))
-	if runtime.GOOS == "windows" {
-		out += ".exe"
-	}
+	out := filepath.Join(dir, childproc.ExeName(filepath.Base(pkg)))
 	args := []string{"build", "-o", out}
 	if race {
 		args = append(args, "-race")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/store"
 )
 
@@ -92,6 +93,6 @@ func (f *Feature) Routes() []httpx.Route {
 }
 
 // knownActions are suggested in the audit filter's action field.
-var knownActions = []string{"login", "logout", "instance.power", "instance.send", "instance.rcon", "files.",
+var knownActions = []string{"login", "logout", server.DeniedAction, "instance.power", "instance.send", "instance.rcon", "files.",
 	ActionUserAdd, ActionUserRole, ActionUserDisable, ActionUserPassword, ActionGrantSet,
 	ActionLicenseAdd, ActionLicenseDisable, ActionLicenseLabel, "user.", "license."}

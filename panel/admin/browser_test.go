@@ -29,13 +29,19 @@ func TestAdmin_Browser(t *testing.T) {
 	browsertest.Run(t, tab, 20*time.Second, "add a license with the form",
 		chromedp.Navigate(p.URL+"/admin"),
 		chromedp.SendKeys(`[data-add-license] input[name=id]`, "lic-a", chromedp.ByQuery),
-		chromedp.SendKeys(`[data-add-license] input[name=label]`, "rack 1", chromedp.ByQuery),
+		chromedp.SendKeys(`[data-add-license] input[name=label]`, "Demo host (corrosion-panel dev)", chromedp.ByQuery),
 		chromedp.Click(`[data-add-license] button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`tr[data-license="lic-a"]`, chromedp.ByQuery),
 		chromedp.Text(`.flash`, &flash, chromedp.ByQuery),
 	)
 	if flash != "License added." {
 		t.Fatalf("flash %q", flash)
+	}
+	var cut bool // the label's input was 14em wide and cut it: "Demo host (corrosion-par"
+	browsertest.Run(t, tab, 10*time.Second, "the whole label shows in its input", chromedp.Evaluate(
+		`(() => { const i = document.querySelector('tr[data-license="lic-a"] input[name=label]'); return i.scrollWidth > i.clientWidth; })()`, &cut))
+	if cut {
+		t.Errorf("the license label %q is cut off in its input", "Demo host (corrosion-panel dev)")
 	}
 	browsertest.Run(t, tab, 20*time.Second, "add an operator with the form",
 		chromedp.SendKeys(`[data-add-user] input[name=name]`, "bob", chromedp.ByQuery),

@@ -88,7 +88,7 @@ func unavailable(err error) error {
 // the 303; both land on the admin page with its notice.
 func done(w http.ResponseWriter, r *http.Request, action, anchor string) error {
 	target := "/admin?done=" + action + "#" + anchor
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusNoContent)
 		return nil

@@ -40,6 +40,7 @@ var codeWords = map[string]string{
 	"rcon_refused":        "nothing listens on the instance's RCON port; is the server up?",
 	"rcon_timeout":        "the game server did not answer the RCON command in time",
 	"root_missing":        "the instance's root directory does not exist on the host",
+	"unknown_instance":    "the agent does not run this instance (it is not in the agent's config)",
 }
 
 var codeStatus = map[string]int{
@@ -50,6 +51,7 @@ var codeStatus = map[string]int{
 	"exists": http.StatusConflict, "denied": http.StatusForbidden,
 	"outside_root": http.StatusBadRequest, "invalid_path": http.StatusBadRequest,
 	"too_large": http.StatusRequestEntityTooLarge, "rcon_timeout": http.StatusGatewayTimeout,
+	"unknown_instance": http.StatusNotFound,
 }
 
 func describeCode(ae *AgentError) (int, string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -32,15 +33,15 @@ var ErrConfig = errors.New("invalid config")
 // Config is what `corrosion-panel serve` needs.
 type Config struct {
 	Listen      string // --listen [CORROSION_PANEL_LISTEN]: host:port of the HTTP server
-	DatabaseURL string // --database-url [DATABASE_URL]: Postgres; secret parts never printed
+	DatabaseURL string // --database-url [DATABASE_URL], --database-url-file [DATABASE_URL_FILE]: Postgres; secret parts never printed
 	NATSURL     string // --nats-url [NATS_URL]: comma-separated list
 
 	// At most one way to authenticate to NATS besides credentials in the
 	// URL, as the agent's options: user and password, a token, a .creds
 	// file, an nkey seed file. NATSCAFile adds a CA for the servers' TLS.
 	NATSUser         string // --nats-user [NATS_USER]
-	NATSPassword     string // --nats-password [NATS_PASSWORD]; secret
-	NATSToken        string // --nats-token [NATS_TOKEN]; secret
+	NATSPassword     string // --nats-password [NATS_PASSWORD], --nats-password-file [NATS_PASSWORD_FILE]; secret
+	NATSToken        string // --nats-token [NATS_TOKEN], --nats-token-file [NATS_TOKEN_FILE]; secret
 	NATSCreds        string // --nats-creds [NATS_CREDS]: a .creds file
 	NATSNKeySeedFile string // --nats-nkey-seed-file [NATS_NKEY_SEED_FILE]
 	NATSCAFile       string // --nats-ca-file [NATS_CA_FILE]
@@ -57,7 +58,7 @@ type Config struct {
 	SecureCookies bool // --secure-cookies [CORROSION_PANEL_SECURE_COOKIES]
 	// MetricsToken lets a scraper read /metrics with `Authorization:
 	// Bearer <token>`; an admin's session always may. Empty: admins only.
-	MetricsToken string     // --metrics-token [CORROSION_PANEL_METRICS_TOKEN]; secret
+	MetricsToken string     // --metrics-token [CORROSION_PANEL_METRICS_TOKEN], --metrics-token-file [CORROSION_PANEL_METRICS_TOKEN_FILE]; secret
 	LogLevel     slog.Level // --log-level [CORROSION_PANEL_LOG_LEVEL]
 }
 
@@ -77,21 +78,29 @@ func (c *Config) options() []option {
 	str := func(p *string) func() string { return func() string { return *p } }
 	return []option{
 		{"listen", "CORROSION_PANEL_LISTEN", "HTTP address host:port", flagval.String(&c.Listen), str(&c.Listen)},
-		{"database-url", "DATABASE_URL", "Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", flagval.String(&c.DatabaseURL), func() string { return redact.URL(c.DatabaseURL) }},
+		{"database-url", "DATABASE_URL", flagval.SecretUsage("Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", "DATABASE_URL", "database-url-file"), flagval.String(&c.DatabaseURL), func() string { return redact.URL(c.DatabaseURL) }},
+		{"database-url-file", "DATABASE_URL_FILE", "file holding the Postgres URL", flagval.SecretFile(&c.DatabaseURL), noDefault},
 		{"nats-url", "NATS_URL", "comma-separated NATS URLs", flagval.String(&c.NATSURL), func() string { return redact.List(c.NATSURL) }},
 		{"nats-user", "NATS_USER", "NATS user (with --nats-password)", flagval.String(&c.NATSUser), str(&c.NATSUser)},
-		{"nats-password", "NATS_PASSWORD", "NATS password", flagval.String(&c.NATSPassword), func() string { return secretShown(c.NATSPassword) }},
-		{"nats-token", "NATS_TOKEN", "NATS token", flagval.String(&c.NATSToken), func() string { return secretShown(c.NATSToken) }},
+		{"nats-password", "NATS_PASSWORD", flagval.SecretUsage("NATS password", "NATS_PASSWORD", "nats-password-file"), flagval.String(&c.NATSPassword), func() string { return secretShown(c.NATSPassword) }},
+		{"nats-password-file", "NATS_PASSWORD_FILE", "file holding the NATS password", flagval.SecretFile(&c.NATSPassword), noDefault},
+		{"nats-token", "NATS_TOKEN", flagval.SecretUsage("NATS token", "NATS_TOKEN", "nats-token-file"), flagval.String(&c.NATSToken), func() string { return secretShown(c.NATSToken) }},
+		{"nats-token-file", "NATS_TOKEN_FILE", "file holding the NATS token", flagval.SecretFile(&c.NATSToken), noDefault},
 		{"nats-creds", "NATS_CREDS", "NATS .creds file (JWT and nkey)", flagval.String(&c.NATSCreds), str(&c.NATSCreds)},
 		{"nats-nkey-seed-file", "NATS_NKEY_SEED_FILE", "NATS nkey seed file", flagval.String(&c.NATSNKeySeedFile), str(&c.NATSNKeySeedFile)},
 		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
 		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
 		{"trusted-proxies", "CORROSION_PANEL_TRUSTED_PROXIES", "comma-separated addresses or CIDR prefixes of load balancers whose X-Forwarded-For names the client", flagval.List(&c.TrustedProxies), func() string { return strings.Join(c.TrustedProxies, ",") }},
 		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
-		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", "bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", flagval.String(&c.MetricsToken), func() string { return secretShown(c.MetricsToken) }},
+		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", flagval.SecretUsage("bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", "CORROSION_PANEL_METRICS_TOKEN", "metrics-token-file"), flagval.String(&c.MetricsToken), func() string { return secretShown(c.MetricsToken) }},
+		{"metrics-token-file", "CORROSION_PANEL_METRICS_TOKEN_FILE", "file holding the /metrics bearer token", flagval.SecretFile(&c.MetricsToken), noDefault},
 		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }
+
+// noDefault is the get of a -file option: the file's name is not kept,
+// and its content is the secret's, shown by the secret's own option.
+func noDefault() string { return "" }
 
 func secretShown(s string) string {
 	if s == "" {
@@ -119,27 +128,18 @@ func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// LoadConfig builds the configuration from the defaults, then the
-// environment (getenv), then args; flags win. It returns the validated
-// Config; help is flag.ErrHelp. Usage goes to out.
+// LoadConfig builds the configuration in the one order
+// (docs/development.md, *Configuration*): defaults, the environment
+// (getenv), args, Validate (the panel resolves nothing). Help is
+// flag.ErrHelp; usage goes to out.
 func LoadConfig(name string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	c := DefaultConfig()
+	var env []flagval.EnvVar
 	for _, o := range c.options() {
-		if s := getenv(o.env); s != "" {
-			if err := o.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s: %v", ErrConfig, o.env, err)
-			}
-		}
+		env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 	}
-	fs := NewFlagSet(name, &c, out)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args, ErrConfig); err != nil {
+		return c, err
 	}
 	return c, c.Validate()
 }
@@ -194,15 +194,7 @@ func validListen(addr string) error {
 }
 
 // NATSURLs returns the entries of NATSURL, split on commas and trimmed.
-func (c Config) NATSURLs() []string {
-	var out []string
-	for _, u := range strings.Split(c.NATSURL, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
+func (c Config) NATSURLs() []string { return natsconn.URLs(c.NATSURL) }
 
 func (c Config) validateNATS() error {
 	bad := func(what, format string, a ...any) error {
@@ -213,8 +205,7 @@ func (c Config) validateNATS() error {
 		return bad("--nats-url (NATS_URL)", "no URL; e.g. nats://127.0.0.1:4222")
 	}
 	for _, s := range urls {
-		u, err := url.Parse(s)
-		if err != nil || u.Host == "" || !validNATSScheme(u.Scheme) {
+		if natsconn.CheckURL(s) != nil {
 			return bad("--nats-url (NATS_URL)", "%q is not a URL like nats://host:4222", redact.URL(s))
 		}
 	}
@@ -246,12 +237,4 @@ func (c Config) validateNATS() error {
 		}
 	}
 	return nil
-}
-
-func validNATSScheme(s string) bool {
-	switch s {
-	case "nats", "tls", "ws", "wss":
-		return true
-	}
-	return false
 }

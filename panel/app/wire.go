@@ -4,12 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/corrosion/corrosion/internal/rungroup"
 	"github.com/corrosion/corrosion/panel/admin"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
@@ -37,32 +37,6 @@ type parts struct {
 	log   *slog.Logger
 }
 
-// group is background work that stops together: cancel, then wait.
-type group struct {
-	ctx    context.Context    // immutable; the work's context
-	cancel context.CancelFunc // immutable; ends ctx
-	wg     sync.WaitGroup     // the running work
-}
-
-func newGroup() *group {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &group{ctx: ctx, cancel: cancel}
-}
-
-// goRun runs fn until the group stops, logging an error it ends with.
-func (g *group) goRun(log *slog.Logger, what string, fn func(ctx context.Context) error) {
-	g.wg.Go(func() {
-		if err := fn(g.ctx); err != nil && g.ctx.Err() == nil {
-			log.Error(what+" stopped", "err", err)
-		}
-	})
-}
-
-func (g *group) stop() {
-	g.cancel()
-	g.wg.Wait()
-}
-
 // built is the wired panel: the server and what to stop after it.
 type built struct {
 	server  *server.Server // set once build succeeded
@@ -82,15 +56,15 @@ func (b *built) close() {
 // group has stopped.
 func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 	b := &built{}
-	ingest := newGroup()
-	b.onClose(ingest.stop)
+	ingest := rungroup.New(p.log)
+	b.onClose(ingest.Stop)
 	if err := startIngest(ingest, p); err != nil {
 		return b, err
 	}
-	feats := newGroup()
-	b.onClose(feats.stop)
+	feats := rungroup.New(p.log)
+	b.onClose(feats.Stop)
 	sessions := auth.New(p.store, auth.Options{BehindTLS: cfg.SecureCookies, Logger: p.log})
-	feats.goRun(p.log, "session pruning", func(ctx context.Context) error { return sessions.Run(ctx, sessionPruneEvery) })
+	feats.Go("session pruning", func(ctx context.Context) error { return sessions.Run(ctx, sessionPruneEvery) })
 	features := []httpx.Feature{
 		login.New(login.Deps{Sessions: sessions, Audit: p.store, Gatherer: p.reg, Registry: p.reg,
 			Metrics: login.MetricsAccess{Token: cfg.MetricsToken},
@@ -117,25 +91,26 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 
 // startIngest starts the fleet's ingest (a NATS queue group shared by
 // every replica, batched writes); stopping g flushes its last batch.
-func startIngest(g *group, p parts) error {
+func startIngest(g *rungroup.Group, p parts) error {
 	in, err := ingest.New(ingest.Config{}, p.store, p.nc, p.log, p.reg)
 	if err != nil {
 		return err
 	}
-	g.goRun(p.log, "ingest", in.Run)
+	in.OnCommit(livestate.PublishCommitted(p.nc, p.log)) // every replica's live state hub hears what was committed
+	g.Go("ingest", in.Run)
 	return nil
 }
 
 // buildFeatures builds the pages, starting their background work (the
 // live state hub, the social health collector) in g.
-func buildFeatures(g *group, p parts, sessions *auth.Sessions) ([]httpx.Feature, error) {
+func buildFeatures(g *rungroup.Group, p parts, sessions *auth.Sessions) ([]httpx.Feature, error) {
 	live, err := fleetui.NewLive(livestate.Config{}, p.nc, p.store, p.log, livestate.NewMetrics(p.reg))
 	if err != nil {
 		return nil, err
 	}
-	g.goRun(p.log, "live state hub", live.Run)
+	g.Go("live state hub", live.Run)
 	collector := social.NewCollector(p.log)
-	g.goRun(p.log, "social health collector", func(ctx context.Context) error { return collector.Run(ctx, p.nc) })
+	g.Go("social health collector", func(ctx context.Context) error { return collector.Run(ctx, p.nc) })
 	head := func(ctx context.Context, pr *auth.Principal, license, instance string) (ui.InstanceHead, error) {
 		return fleetui.Head(ctx, p.store, license, instance, pr)
 	}
@@ -144,7 +119,7 @@ func buildFeatures(g *group, p parts, sessions *auth.Sessions) ([]httpx.Feature,
 		return nil, err
 	}
 	return []httpx.Feature{
-		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Auth: sessions, Worlds: collector, Logger: p.log}),
+		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Worlds: collector, Logger: p.log}),
 		cons,
 		files.New(files.Deps{NATS: p.nc, Head: head, Logger: p.log}),
 		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),

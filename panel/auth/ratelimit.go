@@ -39,15 +39,22 @@ func (o *LimitOptions) defaults() {
 // remote address: MaxFailures failures within Window lock the key out for
 // BaseLockout, doubling with each further lockout up to MaxLockout. A
 // successful login clears its username's key (not its address's: one
-// valid account must not reset an address that guesses others). Memory is
-// bounded by MaxKeys: when full, stale keys go first, then the least
-// recently failed. Time is passed in, so the rules test without a clock.
-// Safe for concurrent use.
+// valid account must not reset an address that guesses others).
+//
+// A login reserves its attempt before the password is hashed (Reserve):
+// an attempt in flight counts as a failure until it ends, so no more than
+// MaxFailures attempts of a key are ever past the check at once, and a
+// key locked by them stays locked for every request that comes after,
+// however the requests interleave. Memory is bounded by MaxKeys: when
+// full, stale keys go first, then the least recently failed (never a key
+// with attempts in flight). Time is passed in, so the rules test without
+// a clock. Safe for concurrent use.
 type Limiter struct {
 	opts LimitOptions // immutable after NewLimiter
 
-	mu   sync.Mutex
-	keys map[string]*limitEntry // guarded by mu
+	mu    sync.Mutex
+	keys  map[string]*limitEntry // guarded by mu
+	ended chan struct{}          // guarded by mu; closed (and replaced) when an attempt ends
 }
 
 // limitEntry is one key's record; every field is guarded by Limiter.mu.
@@ -57,12 +64,91 @@ type limitEntry struct {
 	lockedUntil time.Time // zero: never locked
 	lockouts    int       // lockouts so far (doubles the next one)
 	lastFail    time.Time // the latest failure (eviction order)
+	inFlight    int       // reserved attempts not ended yet
 }
 
 // NewLimiter returns a Limiter.
 func NewLimiter(o LimitOptions) *Limiter {
 	o.defaults()
-	return &Limiter{opts: o, keys: map[string]*limitEntry{}}
+	return &Limiter{opts: o, keys: map[string]*limitEntry{}, ended: make(chan struct{})}
+}
+
+// Attempt is a login attempt reserved on its keys. End it exactly once,
+// with Fail, Succeed or Cancel.
+type Attempt struct {
+	l    *Limiter // immutable
+	keys []string // immutable
+}
+
+// Reserve takes an attempt on every key before a password is checked.
+// It returns the attempt; or wait > 0 when a key is locked out; or, when
+// a key's failures and attempts in flight already reach MaxFailures, a
+// channel closed when some attempt ends (reserve again then: the attempts
+// in flight may be about to lock the key).
+func (l *Limiter) Reserve(now time.Time, keys ...string) (a *Attempt, wait time.Duration, full <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		e := l.keys[k]
+		if e == nil {
+			continue
+		}
+		if e.lockedUntil.After(now) {
+			wait = max(wait, e.lockedUntil.Sub(now))
+		}
+		failures := e.failures
+		if now.Sub(e.windowStart) >= l.opts.Window {
+			failures = 0
+		}
+		if failures+e.inFlight >= l.opts.MaxFailures {
+			full = l.ended
+		}
+	}
+	if wait > 0 {
+		return nil, wait, nil
+	}
+	if full != nil {
+		return nil, 0, full
+	}
+	for _, k := range keys {
+		l.entryLocked(now, k).inFlight++
+	}
+	return &Attempt{l: l, keys: keys}, 0, nil
+}
+
+// Fail ends the attempt as a failed login and returns how long its keys
+// are now locked out (0: not yet).
+func (a *Attempt) Fail(now time.Time) time.Duration {
+	a.l.mu.Lock()
+	defer a.l.mu.Unlock()
+	a.l.endLocked(a.keys)
+	return a.l.failLocked(now, a.keys)
+}
+
+// Succeed ends the attempt as a login and clears userKey.
+func (a *Attempt) Succeed(userKey string) {
+	a.l.mu.Lock()
+	defer a.l.mu.Unlock()
+	a.l.endLocked(a.keys)
+	delete(a.l.keys, userKey)
+}
+
+// Cancel ends the attempt without an outcome (the password could not be
+// checked, or the account is disabled).
+func (a *Attempt) Cancel() {
+	a.l.mu.Lock()
+	defer a.l.mu.Unlock()
+	a.l.endLocked(a.keys)
+}
+
+func (l *Limiter) endLocked(keys []string) {
+	for _, k := range keys {
+		if e := l.keys[k]; e != nil && e.inFlight > 0 {
+			e.inFlight--
+		}
+	}
+	close(l.ended)
+	l.ended = make(chan struct{})
 }
 
 // UserKey and AddrKey name the limiter's keys for a username and a remote
@@ -79,24 +165,9 @@ func AddrKey(addr string) string {
 	return "addr:" + addr
 }
 
-// Wait returns how long the keys stay locked out (0: not locked).
-func (l *Limiter) Wait(now time.Time, keys ...string) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var wait time.Duration
-	for _, k := range keys {
-		if e := l.keys[k]; e != nil && e.lockedUntil.After(now) {
-			wait = max(wait, e.lockedUntil.Sub(now))
-		}
-	}
-	return wait
-}
-
-// Fail records a failed login for each key and returns how long they are
-// now locked out (0: not yet).
-func (l *Limiter) Fail(now time.Time, keys ...string) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// failLocked records a failed login for each key and returns how long
+// they are now locked out (0: not yet).
+func (l *Limiter) failLocked(now time.Time, keys []string) time.Duration {
 	var wait time.Duration
 	for _, k := range keys {
 		e := l.entryLocked(now, k)
@@ -119,13 +190,6 @@ func (l *Limiter) Fail(now time.Time, keys ...string) time.Duration {
 		}
 	}
 	return wait
-}
-
-// Succeed clears a key (a username that just logged in).
-func (l *Limiter) Succeed(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.keys, key)
 }
 
 // Len is the number of keys remembered.
@@ -153,6 +217,9 @@ func (l *Limiter) evictLocked(now time.Time) {
 	var oldest string
 	var oldestAt time.Time
 	for k, e := range l.keys {
+		if e.inFlight > 0 {
+			continue // its attempt will end on it
+		}
 		if l.staleLocked(now, e) {
 			delete(l.keys, k)
 			continue

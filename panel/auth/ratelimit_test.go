@@ -8,27 +8,50 @@ import (
 
 var t0 = time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC)
 
+// fail is one failed login of keys at now, as Sessions.Login makes it
+// (reserved, then failed), and the lockout it returns.
+func fail(t *testing.T, l *Limiter, now time.Time, keys ...string) time.Duration {
+	t.Helper()
+	a, wait, full := l.Reserve(now, keys...)
+	switch {
+	case wait > 0:
+		return wait
+	case a == nil || full != nil:
+		t.Fatalf("reserve at %v: attempts in flight, none expected", now)
+	}
+	return a.Fail(now)
+}
+
+// wait is how long keys are locked out at now (0: not locked).
+func wait(l *Limiter, now time.Time, keys ...string) time.Duration {
+	a, wait, _ := l.Reserve(now, keys...)
+	if a != nil {
+		a.Cancel()
+	}
+	return wait
+}
+
 func TestLimiter_LocksAfterFailuresAndBacksOff(t *testing.T) {
 	l := NewLimiter(LimitOptions{})
 	k := UserKey("Alice")
 	for i := range 4 {
-		if w := l.Fail(t0.Add(time.Duration(i)*time.Second), k); w != 0 {
+		if w := fail(t, l, t0.Add(time.Duration(i)*time.Second), k); w != 0 {
 			t.Fatalf("failure %d locked for %v", i+1, w)
 		}
 	}
-	if w := l.Fail(t0.Add(4*time.Second), k); w != time.Minute {
+	if w := fail(t, l, t0.Add(4*time.Second), k); w != time.Minute {
 		t.Fatalf("fifth failure locks for %v, want 1m", w)
 	}
-	if w := l.Wait(t0.Add(34*time.Second), UserKey("alice")); w != 30*time.Second {
+	if w := wait(l, t0.Add(34*time.Second), UserKey("alice")); w != 30*time.Second {
 		t.Fatalf("wait 30 s into the lockout = %v (names are case-insensitive)", w)
 	}
-	if w := l.Wait(t0.Add(64*time.Second), k); w != 0 {
+	if w := wait(l, t0.Add(64*time.Second), k); w != 0 {
 		t.Fatalf("after the lockout: still locked for %v", w)
 	}
 	// The next five failures lock for twice as long.
 	var w time.Duration
 	for i := range 5 {
-		w = l.Fail(t0.Add(70*time.Second+time.Duration(i)*time.Second), k)
+		w = fail(t, l, t0.Add(70*time.Second+time.Duration(i)*time.Second), k)
 	}
 	if w != 2*time.Minute {
 		t.Fatalf("second lockout %v, want 2m", w)
@@ -39,7 +62,7 @@ func TestLimiter_WindowForgetsOldFailures(t *testing.T) {
 	l := NewLimiter(LimitOptions{})
 	k := AddrKey("192.0.2.7")
 	for i := range 20 { // one failure every 15 s: 4 per minute, never 5
-		if w := l.Fail(t0.Add(time.Duration(i)*15*time.Second), k); w != 0 {
+		if w := fail(t, l, t0.Add(time.Duration(i)*15*time.Second), k); w != 0 {
 			t.Fatalf("failure %d locked for %v", i, w)
 		}
 	}
@@ -48,9 +71,10 @@ func TestLimiter_WindowForgetsOldFailures(t *testing.T) {
 func TestLimiter_SuccessClearsOnlyTheName(t *testing.T) {
 	l := NewLimiter(LimitOptions{MaxFailures: 2})
 	u, a := UserKey("bob"), AddrKey("192.0.2.8")
-	l.Fail(t0, u, a)
-	l.Succeed(u)
-	if w := l.Fail(t0.Add(time.Second), u, a); w != time.Minute {
+	fail(t, l, t0, u, a)
+	ok, _, _ := l.Reserve(t0, u, a)
+	ok.Succeed(u)
+	if w := fail(t, l, t0.Add(time.Second), u, a); w != time.Minute {
 		t.Fatalf("the address's earlier failure was forgotten by a login: wait %v", w)
 	}
 }
@@ -68,14 +92,61 @@ func TestLimiter_IPv6CountsPerSlash64(t *testing.T) {
 // key is not the one evicted while older ones exist.
 func TestLimiter_BoundedMemory(t *testing.T) {
 	l := NewLimiter(LimitOptions{MaxKeys: 100, MaxFailures: 1})
-	l.Fail(t0.Add(time.Hour), UserKey("victim"))
+	fail(t, l, t0.Add(time.Hour), UserKey("victim"))
 	for i := range 10_000 {
-		l.Fail(t0.Add(time.Duration(i)*time.Millisecond), UserKey(fmt.Sprint("name", i)))
+		fail(t, l, t0.Add(time.Duration(i)*time.Millisecond), UserKey(fmt.Sprint("name", i)))
 	}
 	if n := l.Len(); n > 100 {
 		t.Fatalf("%d keys remembered, bound 100", n)
 	}
-	if l.Wait(t0.Add(time.Hour), UserKey("victim")) == 0 {
+	if wait(l, t0.Add(time.Hour), UserKey("victim")) == 0 {
 		t.Fatal("the most recently failed key was evicted")
+	}
+}
+
+// TestLimiter_ReserveCountsAttemptsInFlight: no more than MaxFailures
+// attempts of a key are past the check at once; the next waits until one
+// ends, and finds the key locked when they all failed.
+func TestLimiter_ReserveCountsAttemptsInFlight(t *testing.T) {
+	l := NewLimiter(LimitOptions{})
+	keys := []string{UserKey("ada"), AddrKey("192.0.2.7")}
+	var inFlight []*Attempt
+	for i := range 5 {
+		a, wait, full := l.Reserve(t0, keys...)
+		if a == nil || wait != 0 || full != nil {
+			t.Fatalf("attempt %d: %v %v %v", i+1, a, wait, full)
+		}
+		inFlight = append(inFlight, a)
+	}
+	a, wait, full := l.Reserve(t0, keys...)
+	if a != nil || wait != 0 || full == nil {
+		t.Fatalf("sixth attempt while five are in flight: %v %v %v, want to wait", a, wait, full)
+	}
+	for i, a := range inFlight {
+		if i == 0 {
+			a.Cancel() // could not be checked: no failure
+			select {
+			case <-full:
+			default:
+				t.Fatal("an ended attempt did not wake the waiter")
+			}
+			continue
+		}
+		a.Fail(t0)
+	}
+	if a, _, _ := l.Reserve(t0, keys...); a == nil {
+		t.Fatal("four failures and nothing in flight: refused")
+	} else if w := a.Fail(t0); w != time.Minute {
+		t.Fatalf("fifth failure locks for %v, want 1m", w)
+	}
+	if a, wait, _ := l.Reserve(t0.Add(time.Second), keys...); a != nil || wait != 59*time.Second {
+		t.Fatalf("locked key: attempt %v wait %v", a, wait)
+	}
+	// A success clears the name, not the address; a key with an attempt
+	// in flight is never evicted.
+	a, _, _ = l.Reserve(t0.Add(2*time.Minute), UserKey("bob"))
+	a.Succeed(UserKey("bob"))
+	if l.Len() != 2 {
+		t.Fatalf("%d keys, want ada's and the address", l.Len())
 	}
 }

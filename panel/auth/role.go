@@ -47,3 +47,10 @@ func (p *Principal) CanView(license string) bool {
 func (p *Principal) CanAct(license string) bool {
 	return p != nil && p.Role != RoleViewer && p.CanView(license)
 }
+
+// SamePermissions reports whether now may see and do exactly what was
+// may (the same operator, role and grants); a nil now (logged out) may
+// not.
+func SamePermissions(now, was *Principal) bool {
+	return now != nil && was != nil && now.UserID == was.UserID && now.Role == was.Role && slices.Equal(now.Licenses, was.Licenses)
+}

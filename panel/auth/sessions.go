@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/corrosion/corrosion/panel/store"
@@ -68,6 +69,9 @@ type Sessions struct {
 	limiter *Limiter     // immutable after New
 	opts    Options      // immutable after New
 	log     *slog.Logger // immutable after New
+
+	mu    sync.Mutex
+	onEnd []func(sessionID string) // guarded by mu; told of every session Logout ends
 }
 
 // New returns Sessions over the store.
@@ -119,25 +123,27 @@ type Login struct {
 // error. remoteAddr is the client's address (host, no port) for the rate
 // limit.
 func (s *Sessions) Login(ctx context.Context, name, password, remoteAddr string) (Login, error) {
-	now := s.opts.Now()
-	keys := []string{UserKey(name), AddrKey(remoteAddr)}
-	if wait := s.limiter.Wait(now, keys...); wait > 0 {
-		return Login{}, &RateLimitedError{Wait: wait}
-	}
-	u, ok, err := s.check(ctx, name, password)
+	a, err := s.reserve(ctx, UserKey(name), AddrKey(remoteAddr))
 	if err != nil {
 		return Login{}, err
 	}
+	u, ok, err := s.check(ctx, name, password)
+	if err != nil {
+		a.Cancel()
+		return Login{}, err
+	}
 	if !ok {
-		if wait := s.limiter.Fail(now, keys...); wait > 0 {
+		if wait := a.Fail(s.opts.Now()); wait > 0 {
 			return Login{}, &RateLimitedError{Wait: wait}
 		}
 		return Login{}, ErrBadCredentials
 	}
 	if u.Disabled {
+		a.Cancel()
 		return Login{}, ErrDisabled
 	}
-	s.limiter.Succeed(UserKey(name))
+	a.Succeed(UserKey(name))
+	now := s.opts.Now()
 	token, hash, err := newToken()
 	if err != nil {
 		return Login{}, err
@@ -147,6 +153,49 @@ func (s *Sessions) Login(ctx context.Context, name, password, remoteAddr string)
 		return Login{}, err
 	}
 	return Login{Token: token, Expires: expires, Principal: principalOf(u)}, nil
+}
+
+// Refuse counts a login attempt that was refused before any password was
+// checked (a form that is not text) as a failed login of name from
+// remoteAddr. It returns *RateLimitedError when the keys are (now) locked
+// out, ErrBusy or the context's error, else nil.
+func (s *Sessions) Refuse(ctx context.Context, name, remoteAddr string) error {
+	a, err := s.reserve(ctx, UserKey(name), AddrKey(remoteAddr))
+	if err != nil {
+		return err
+	}
+	if wait := a.Fail(s.opts.Now()); wait > 0 {
+		return &RateLimitedError{Wait: wait}
+	}
+	return nil
+}
+
+// reserve takes a login attempt on the keys (see Limiter.Reserve),
+// waiting while the keys' attempts in flight may yet lock them, at most
+// the hasher's slot wait (then ErrBusy, as for a hashing slot).
+func (s *Sessions) reserve(ctx context.Context, keys ...string) (*Attempt, error) {
+	wait := s.opts.Hasher.SlotWait
+	if wait <= 0 {
+		wait = DefaultHashSlotWait
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		a, locked, full := s.limiter.Reserve(s.opts.Now(), keys...)
+		switch {
+		case a != nil:
+			return a, nil
+		case locked > 0:
+			return nil, &RateLimitedError{Wait: locked}
+		}
+		select {
+		case <-full:
+		case <-timer.C:
+			return nil, ErrBusy
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // check verifies a name and password; an unknown name costs one decoy
@@ -206,13 +255,43 @@ func (s *Sessions) Principal(r *http.Request) (*Principal, error) {
 	return principalOf(se.User), nil
 }
 
-// Logout ends the request's session (if any).
+// Logout ends the request's session (if any), and tells the OnEnd
+// functions its SessionID.
 func (s *Sessions) Logout(ctx context.Context, r *http.Request) error {
 	hash, ok := cookieHash(r)
 	if !ok {
 		return nil
 	}
-	return s.store.DeleteSession(ctx, hash)
+	if err := s.store.DeleteSession(ctx, hash); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	fns := slices.Clone(s.onEnd)
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(string(hash))
+	}
+	return nil
+}
+
+// OnEnd adds fn, called with the SessionID of each session Logout ends
+// (after it ended, on the logout's goroutine: fn must be quick). Sessions
+// that end otherwise (expiry, a disabled user, a revoked grant, a logout
+// on another replica) are found by asking Principal again.
+func (s *Sessions) OnEnd(fn func(sessionID string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onEnd = append(s.onEnd, fn)
+}
+
+// SessionID identifies the request's session (the hash of its token, not
+// the token), "" when it carries none.
+func SessionID(r *http.Request) string {
+	hash, ok := cookieHash(r)
+	if !ok {
+		return ""
+	}
+	return string(hash)
 }
 
 // Prune deletes expired and idle sessions.

@@ -159,3 +159,47 @@ func checkScrollback(t *testing.T, p *paneltest.Panel, tab context.Context) {
 		t.Fatalf("pill %q; at the newest line after jumping: %v", pill, atBottom)
 	}
 }
+
+// TestBrowser_SaysWhatIsMissing: an ether sidecar (no RCON) and an
+// instance the agent only watches (no console input), as an operator
+// meets them: the tab says so at once, no input waits to fail.
+func TestBrowser_SaysWhatIsMissing(t *testing.T) {
+	p := fullPanel(t)
+	p.AddLicense(t, licA)
+	paneltest.StartAgent(t, p.NATSURL, licA,
+		paneltest.AgentInstance{ID: "ether10", Game: "ether", Label: "Social sidecar of world 1", Autostart: true},
+		paneltest.AgentInstance{ID: "watched", Game: "rust", Unmanaged: true})
+	pw := p.AddUser(t, "olga", auth.RoleOperator, licA)
+	c := p.Client(t, "olga", pw)
+	base := "/hosts/" + licA + "/instances/"
+	poll.True(t, 15*time.Second, "the instances reached the store", func() bool {
+		s1, _ := c.Get(base + "ether10/rcon")
+		s2, _ := c.Get(base + "watched/console")
+		return s1 == 200 && s2 == 200
+	})
+	b := browsertest.New(t)
+	tab := b.Tab(1280, 800)
+	p.BrowserLogin(t, tab, "olga", pw)
+	var inputs int
+	browsertest.Run(t, tab, 30*time.Second, "the RCON tab of a sidecar says it has no RCON",
+		chromedp.Navigate(p.URL+base+"ether10/rcon"),
+		waitText(`[data-no-rcon]`, "This instance has no RCON"),
+		chromedp.Evaluate(`document.querySelectorAll("input[name=command]").length`, &inputs),
+	)
+	if inputs != 0 {
+		t.Fatalf("the RCON tab of an instance without RCON offers %d command inputs", inputs)
+	}
+	browsertest.Screenshot(t, tab, "panel-rcon-none")
+	browsertest.Run(t, tab, 30*time.Second, "the console of a watched instance says it reads no input",
+		chromedp.Navigate(p.URL+base+"watched/console"),
+		waitText(`[data-no-input]`, "This instance reads no console input"),
+		chromedp.Evaluate(`document.querySelectorAll("input[name=line]").length`, &inputs),
+	)
+	if inputs != 0 {
+		t.Fatalf("the console of a watched instance offers %d line inputs", inputs)
+	}
+	browsertest.Screenshot(t, tab, "panel-console-no-input")
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Fatalf("page errors: %q", errs)
+	}
+}

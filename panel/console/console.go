@@ -7,15 +7,12 @@
 package console
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
@@ -23,23 +20,19 @@ import (
 	"github.com/corrosion/corrosion/web/ui"
 )
 
-// HeadFunc fills the instance frame's header (state, host, power buttons)
-// for a principal; panel/fleetui provides it from the store.
-type HeadFunc func(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error)
-
 // Deps are what the console feature needs.
 type Deps struct {
 	NATS   *nats.Conn
-	Head   HeadFunc // nil: a header with the ids only
+	Head   server.HeadFunc // nil: a header with the ids only
 	Logger *slog.Logger
 }
 
 // Feature serves the console and RCON tabs.
 type Feature struct {
-	hub   *Hub           // immutable after New
-	agent *agentc.Client // immutable after New
-	head  HeadFunc       // immutable after New
-	log   *slog.Logger   // immutable after New
+	hub   *Hub            // immutable after New
+	agent *agentc.Client  // immutable after New
+	head  server.HeadFunc // immutable after New
+	log   *slog.Logger    // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)
@@ -75,31 +68,6 @@ func (f *Feature) Routes() []httpx.Route {
 		{Pattern: "GET " + base + "/rcon", Need: httpx.View, Handler: f.rconPage},
 		{Pattern: "POST " + base + "/rcon", Need: httpx.Act, Audit: "instance.rcon", Handler: f.rcon},
 	}
-}
-
-// InstanceIDs returns the request's {license} and {instance}, refusing
-// ids that cannot name an instance on the wire (404).
-func InstanceIDs(r *http.Request) (license, instance string, err error) {
-	license, instance = r.PathValue("license"), r.PathValue("instance")
-	if !wire.ValidLicenseID(license) || !wire.ValidInstanceID(instance) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q on license %q", instance, license)
-	}
-	return license, instance, nil
-}
-
-// frameHead is the instance header for the page.
-func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
-	if f.head != nil {
-		return f.head(ctx, p, license, instance)
-	}
-	return MinimalHead(p, license, instance), nil
-}
-
-// MinimalHead is an instance header with the ids and the principal's
-// rights only, for a panel wired without the fleet pages.
-func MinimalHead(p *auth.Principal, license, instance string) ui.InstanceHead {
-	return ui.InstanceHead{License: license, Instance: instance, HostOnline: true,
-		CanAct: p.CanAct(license), ViewerWhy: WhyNot(p, license)}
 }
 
 // agentError is an agent request's error in words for the operator.

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -70,7 +71,7 @@ func TestConsole_SendErrorsInWords(t *testing.T) {
 		{"not running", "idle", "hi", http.StatusConflict, "the instance is not running"},
 		{"empty", "game", "  ", http.StatusBadRequest, "type something"},
 		{"two lines", "game", "a\nb", http.StatusBadRequest, "one line at a time"},
-		{"no such instance", "nope", "hi", http.StatusServiceUnavailable, "the agent is not connected"}, // nobody answers its subject
+		{"no such instance", "nope", "hi", http.StatusNotFound, "the agent does not run this instance"}, // the agent answers unknown_instance
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,8 +210,9 @@ func TestConsole_TwoReplicas(t *testing.T) {
 	waitFor(t, two, "echo: both-replicas")
 }
 
-// A console whose agent does not answer opens anyway, says why there is
-// no backlog, and shows live lines when they come.
+// A console the agent has no backlog for (an instance it does not run)
+// opens anyway, says why there is no backlog, and shows live lines when
+// they come.
 func TestConsole_NoAgentSaysWhy(t *testing.T) {
 	e := newEnv(t)
 	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
@@ -224,7 +226,7 @@ func TestConsole_NoAgentSaysWhy(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(notice, "no backlog: the agent is not connected") {
+	if !strings.Contains(notice, "no backlog: the agent does not run this instance") {
 		t.Fatalf("notice %q", notice)
 	}
 	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
@@ -267,4 +269,69 @@ func TestConsole_SurvivesNATSRestart(t *testing.T) {
 			_ = e.p.NC.Publish(wire.ConsoleSubject(licA, "game"), m.AppendJSON(nil)) // buffered while reconnecting
 		}
 	}
+}
+
+// TestConsole_TintByLevel: a line is tinted by the level it states,
+// whatever stream it came on (worldsrv and ether log INFO to stderr when
+// run by hand); a line that states none is tinted by its stream.
+func TestConsole_TintByLevel(t *testing.T) {
+	e := newEnv(t)
+	events, status, _ := openStream(t, e.op, e.p.URL+"/hosts/"+licA+"/instances/ghost/console/stream")
+	if status != http.StatusOK {
+		t.Fatalf("stream: %d", status)
+	}
+	poll.True(t, 5*time.Second, "the stream is watching", func() bool { return e.hub().Watchers() == 1 })
+	lines := []wire.ConsoleLine{
+		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=INFO msg="world ready"`},
+		{Stream: "stderr", Text: `time=2026-11-27T21:00:00Z level=WARN msg="sidecar link lost"`},
+		{Stream: "stdout", Text: `{"level":"error","msg":"cannot save"}`},
+		{Stream: "stderr", Text: `panic: runtime error`},
+		{Stream: "stdout", Text: `plain output`},
+	}
+	m := wire.ConsoleMessage{Timestamp: time.Now(), InstanceID: "ghost", Lines: lines}
+	if err := e.p.NC.Publish(wire.ConsoleSubject(licA, "ghost"), m.AppendJSON(nil)); err != nil {
+		t.Fatal(err)
+	}
+	seen := waitFor(t, events, "plain output")
+	var tints []string
+	for _, ev := range seen {
+		if ev.name != console.EventLines {
+			continue
+		}
+		_, s, _ := ev.lines(t)
+		tints = append(tints, s...)
+	}
+	want := []string{"o", "w", "e", "e", "o"}
+	if strings.Join(tints, ",") != strings.Join(want, ",") {
+		t.Fatalf("tints %q, want %q", tints, want)
+	}
+}
+
+// TestConsole_SaysUpFrontWhatIsMissing: the RCON tab of an instance
+// without RCON, and the console of one the agent only watches, say so
+// instead of offering an input that fails after a command.
+func TestConsole_SaysUpFrontWhatIsMissing(t *testing.T) {
+	e := newEnv(t)
+	paneltest.StartAgent(t, e.p.NATSURL, licB, paneltest.AgentInstance{ID: "watched", Unmanaged: true})
+	check := func(c *paneltest.Client, path, marker, input string, want bool) {
+		t.Helper()
+		var body string
+		poll.Until(t, 10*time.Second, func() error { // the agent's first heartbeat makes the instance known
+			var status int
+			if status, body = c.Get(path); status != http.StatusOK {
+				return fmt.Errorf("%s: %d", path, status)
+			}
+			return nil
+		})
+		if got := strings.Contains(body, marker); got != want {
+			t.Errorf("%s: says %q up front: %v, want %v", path, marker, got, want)
+		}
+		if got := strings.Contains(body, `name="`+input+`"`); got == want {
+			t.Errorf("%s: offers the %s input: %v, want %v", path, input, got, !want)
+		}
+	}
+	check(e.op, "/hosts/"+licA+"/instances/idle/rcon", "This instance has no RCON", "command", true)
+	check(e.op, gameURL+"/rcon", "This instance has no RCON", "command", false)
+	check(e.other, "/hosts/"+licB+"/instances/watched/console", "This instance reads no console input", "line", true)
+	check(e.op, gameURL+"/console", "This instance reads no console input", "line", false)
 }

@@ -18,16 +18,13 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	license, instance, err := InstanceIDs(r)
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
-	if err != nil {
-		return err
-	}
+	license, instance := head.License, head.Instance
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
-		CanSend: p.CanAct(license), Why: WhyNot(p, license), Entries: entries}
+		CanSend: p.CanAct(license), Why: server.WhyNot(p, license), Entries: entries, NoRCON: noRCON(f.consoles(r, license, instance))}
 	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
 }
 
@@ -36,16 +33,20 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 // gets the tab with that entry.
 func (f *Feature) rcon(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	var rep wire.RCONReply
-	cmd, err := f.relayLine(r, "command", "rcon", &rep)
+	cmd, err := f.relayLine(r, "command", wire.FuncRCON, &rep)
 	if err != nil {
 		return err
 	}
 	e := ui.RCONEntry{Command: cmd, Output: rep.Output, At: time.Now().UTC()}
-	if isHTMX(r) {
+	if server.IsHTMX(r) {
 		return server.Render(w, r, http.StatusOK, ui.RCONEntryView(e))
 	}
 	return f.renderRCON(w, r, p, []ui.RCONEntry{e})
 }
+
+// sendTimeout bounds a send or an RCON command through the agent (the
+// agent gives RCON 10 s).
+const sendTimeout = 15 * time.Second
 
 func contextWithTimeout(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), d)

@@ -3,8 +3,8 @@ package console
 import (
 	"net/http"
 	"strings"
-	"time"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
@@ -15,32 +15,26 @@ import (
 // refuses more than 4086 bytes anyway).
 const MaxLineBytes = 4086
 
-// sendTimeout bounds a send or an RCON command through the agent (the
-// agent gives RCON 10 s).
-const sendTimeout = 15 * time.Second
-
 // page serves the console tab.
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := InstanceIDs(r)
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
-	if err != nil {
-		return err
-	}
+	license, instance := head.License, head.Instance
 	url := ui.InstanceURL(license, instance) + "/console"
-	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: WhyNot(p, license)}
+	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: server.WhyNot(p, license),
+		NoInput: noInput(f.consoles(r, license, instance))}
 	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))
 }
 
 // send serves POST …/console/send: one line (form field "line") to the
 // game's stdin through the agent's send func.
 func (f *Feature) send(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	if _, err := f.relayLine(r, "line", "send", nil); err != nil {
+	if _, err := f.relayLine(r, "line", wire.FuncSend, nil); err != nil {
 		return err
 	}
-	if isHTMX(r) {
+	if server.IsHTMX(r) {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -64,26 +58,11 @@ func CheckLine(line string) error {
 	return nil
 }
 
-// WhyNot is why p may not act on the license, in words ("you are a
-// viewer"); empty when p may.
-func WhyNot(p *auth.Principal, license string) string {
-	switch {
-	case p.CanAct(license):
-		return ""
-	case p.Role == auth.RoleViewer:
-		return "you are a viewer"
-	default:
-		return "you have no grant to act on license " + license
-	}
-}
-
-func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
-
 // relayLine passes one posted line (form field field) to the instance's
 // agent func fn as its "command", decoding the reply into reply (may be
 // nil). The line is the audit target, with password-like arguments blanked.
 func (f *Feature) relayLine(r *http.Request, field, fn string, reply any) (string, error) {
-	license, instance, err := InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return "", err
 	}

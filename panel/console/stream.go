@@ -10,6 +10,7 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // Stream pacing and sizes.
@@ -45,7 +46,7 @@ const (
 // stream serves GET …/console/stream: the backlog, then live lines in
 // batches, until the browser leaves.
 func (f *Feature) stream(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (f *Feature) sendBacklog(ctx context.Context, sw *sseWriter, wt *Watcher, l
 	bctx, cancel := context.WithTimeout(ctx, backlogTimeout)
 	defer cancel()
 	var logs wire.LogsReply
-	err := f.agent.Instance(bctx, license, instance, "logs", map[string]int{"lines": BacklogLines}, &logs)
+	err := f.agent.Instance(bctx, license, instance, wire.FuncLogs, map[string]int{"lines": BacklogLines}, &logs)
 	if err != nil {
 		_, msg := agentc.Describe(err)
 		if werr := sw.event(EventBacklog, linesEvent{Lines: []line{}}); werr != nil {
@@ -126,6 +127,9 @@ func (f *Feature) follow(ctx context.Context, sw *sseWriter, wt *Watcher) {
 			case <-t.C:
 			}
 		}
+		if ctx.Err() != nil { // ended while lines were ready: none after the end
+			return
+		}
 		lines, dropped := wt.Take()
 		if len(lines) == 0 && dropped == 0 {
 			continue
@@ -158,8 +162,9 @@ func equalLines(a, b []wire.ConsoleLine) bool {
 	return true
 }
 
-// line is one console line on the stream: [stream, text], the stream as
-// "o" (stdout), "e" (stderr) or "a" (agent notice).
+// line is one console line on the stream: [tint, text], the tint "e"
+// (error), "w" (warning), "o" (anything else) or "a" (agent notice); see
+// tintCode.
 type line [2]string
 
 type linesEvent struct {
@@ -174,20 +179,30 @@ type noticeEvent struct {
 func encodeLines(ls []wire.ConsoleLine) []line {
 	out := make([]line, len(ls))
 	for i, l := range ls {
-		out[i] = line{streamCode(l.Stream), l.Text}
+		out[i] = line{tintCode(l), l.Text}
 	}
 	return out
 }
 
-func streamCode(s string) string {
-	switch s {
-	case wire.StreamStderr:
-		return "e"
-	case wire.StreamAgent:
+// tintCode is the one place a console line's tint is decided: by the
+// level the line states (LineLevel), else by its stream (stderr: error).
+// A game logging INFO lines to stderr is not shown as failing.
+func tintCode(l wire.ConsoleLine) string {
+	if l.Stream == wire.StreamAgent {
 		return "a"
-	default:
+	}
+	switch LineLevel(l.Text) {
+	case LevelError:
+		return "e"
+	case LevelWarn:
+		return "w"
+	case LevelInfo:
 		return "o"
 	}
+	if l.Stream == wire.StreamStderr {
+		return "e"
+	}
+	return "o"
 }
 
 // sseWriter writes server-sent events, each flushed at once and bounded

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/childproc"
 )
 
 // Budgets of the shutdown.
@@ -25,25 +25,6 @@ const (
 	agentStopBudget    = 10 * time.Second
 	sweepBudget        = 5 * time.Second
 )
-
-// findBinary returns name next to the running executable, else on PATH.
-func findBinary(name string) (string, error) {
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		beside = filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
-			return beside, nil
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("no %s binary next to this executable (%s) or on PATH: run `make build` (it builds every binary into bin/)", name, beside)
-	}
-	return p, nil
-}
 
 // agentProc is the demo agent started as a child.
 type agentProc struct {
@@ -60,7 +41,9 @@ func startAgent(bin, cfgPath, stateDir string, logw io.Writer, log *slog.Logger)
 	cmd := exec.Command(bin, "run", "--config", cfgPath)
 	cmd.Stdout, cmd.Stderr = logw, logw
 	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	// Bound: the agent dies with dev however dev ends (kill -9 included),
+	// and the demo games with the agent (games_die_with_agent).
+	if err := childproc.StartBound(cmd); err != nil {
 		return nil, fmt.Errorf("start corrosion-agent: %w", err)
 	}
 	a := &agentProc{cmd: cmd, stateDir: stateDir, log: log, exited: make(chan struct{})}
@@ -72,10 +55,10 @@ func startAgent(bin, cfgPath, stateDir string, logw io.Writer, log *slog.Logger)
 }
 
 // stop stops the demo fleet, then the agent, then kills whatever game
-// process is still recorded in the agent's state: the agent leaves its
-// games running when it stops (by design, so they survive an upgrade),
-// so the instances are stopped through it first — the worlds, so they
-// save their players, then their sidecars.
+// process is still recorded in the agent's state. The demo games die with
+// the agent (games_die_with_agent), but killed, so the instances are
+// stopped through it first — the worlds, so they save their players, then
+// their sidecars.
 func (a *agentProc) stop(nc *nats.Conn, worlds []world) {
 	a.stopping.Store(true)
 	var first, then []string
@@ -102,7 +85,7 @@ func (a *agentProc) stopInstances(nc *nats.Conn, ids []string) {
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			req, _ := json.Marshal(map[string]any{"func": "stop", "wait": true,
+			req, _ := json.Marshal(map[string]any{"func": wire.FuncStop, "wait": true,
 				"timeout_seconds": int(instanceStopBudget / time.Second)})
 			msg, err := nc.Request(wire.CmdSubject(License, id), req, instanceStopBudget+5*time.Second)
 			if err != nil {

@@ -19,7 +19,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/internal/childproc"
 	"github.com/corrosion/corrosion/internal/natsembed"
+	"github.com/corrosion/corrosion/internal/portowner"
 	"github.com/corrosion/corrosion/panel/app"
 )
 
@@ -132,38 +134,51 @@ type binaries struct{ agent, ether, world string }
 func findBinaries() (binaries, error) {
 	var b binaries
 	var err error
-	if b.agent, err = findBinary("corrosion-agent"); err != nil {
+	if b.agent, err = childproc.FindBinary("corrosion-agent"); err != nil {
 		return b, err
 	}
-	if b.ether, err = findBinary("ether"); err != nil {
+	if b.ether, err = childproc.FindBinary("ether"); err != nil {
 		return b, err
 	}
-	b.world, err = findBinary("worldsrv")
+	b.world, err = childproc.FindBinary("worldsrv")
 	return b, err
 }
 
-// checkPorts says in one line which fixed port is taken.
+// checkPorts says in one line which port dev needs is taken, and by
+// which process (internal/portowner), before anything starts. The world
+// ports are checked in PortsDesign only: PortsFree picked free ones.
 func checkPorts(o Options, worlds []world) error {
 	check := func(addr, what, hint string) error {
 		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("%s is taken (%s): is another `make run` or server running? %s", addr, what, hint)
+		if err == nil {
+			l.Close()
+			return nil
 		}
-		l.Close()
-		return nil
+		holder := "another program"
+		if _, p, err := net.SplitHostPort(addr); err == nil {
+			if port, err := strconv.Atoi(p); err == nil && port > 0 {
+				holder = portowner.Describe(port)
+			}
+		}
+		return fmt.Errorf("%s (%s) is held by %s: is another `make run` or server running? stop it or %s", addr, what, holder, hint)
 	}
-	if err := check(o.Listen, "the panel", "stop it or pass --listen"); err != nil {
+	if err := check(o.Listen, "the panel", "pass --listen"); err != nil {
 		return err
 	}
-	if err := check(net.JoinHostPort("127.0.0.1", strconv.Itoa(o.NATSPort)), "NATS", "stop it or pass --nats-port"); err != nil {
+	if err := check(net.JoinHostPort("127.0.0.1", strconv.Itoa(o.NATSPort)), "NATS", "pass --nats-port"); err != nil {
 		return err
 	}
 	if o.WorldPorts != PortsDesign {
 		return nil
 	}
 	for _, w := range worlds {
-		for _, p := range []int{w.etherPort, w.gamePort, w.httpPort, w.rconPort} {
-			if err := check(net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), w.id(), "stop it or pass --world-ports free"); err != nil {
+		ports := []struct {
+			what string
+			port int
+		}{{w.ether() + "'s port", w.etherPort}, {w.id() + "'s game port", w.gamePort},
+			{w.id() + "'s HTTP", w.httpPort}, {w.id() + "'s RCON", w.rconPort}}
+		for _, p := range ports {
+			if err := check(net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port)), p.what, "pass --world-ports free"); err != nil {
 				return err
 			}
 		}

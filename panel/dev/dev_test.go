@@ -152,15 +152,25 @@ func TestDevRunsTheWholeSystemAndLeavesNothing(t *testing.T) {
 	if len(children) < 5 { // agent, 2 ethers, 2 worlds (and Postgres)
 		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
 	}
+	// No secret on a command line, which every local user can read.
+	for _, c := range children {
+		line, _ := c.Cmdline()
+		for _, flag := range []string{"--rcon-password", "--db-pass", "--link-token", "--database-url", "--nats-password", "--nats-token"} {
+			if strings.Contains(line, flag+" ") || strings.Contains(line, flag+"=") {
+				t.Errorf("a secret on a command line (%s): %s", flag, line)
+			}
+		}
+	}
 	if err := syscall.Kill(-d.cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	checkGone(t, d, children, true)
 }
 
-// TestDevStopsEverythingWhenTheAgentDies: a killed agent leaves its games
-// running (by design); dev notices, says so, and still stops the games
-// (through their recorded PIDs), Postgres and NATS.
+// TestDevStopsEverythingWhenTheAgentDies: dev notices a killed agent, says
+// so, and stops the rest; the demo games die with the agent
+// (games_die_with_agent), and dev's sweep of their recorded PIDs would
+// catch any that did not.
 func TestDevStopsEverythingWhenTheAgentDies(t *testing.T) {
 	d := startDev(t)
 	children := descendants(t, d.cmd.Process.Pid)
@@ -179,6 +189,75 @@ func TestDevStopsEverythingWhenTheAgentDies(t *testing.T) {
 	checkGone(t, d, children, false)
 	if !strings.Contains(d.stdout.String(), "corrosion-agent exited on its own") {
 		t.Errorf("dev did not say the agent died:\n%s", d.stdout.String())
+	}
+}
+
+// TestDevKilledLeavesNothing: a dev killed with SIGKILL (a closed
+// terminal, a crashed IDE) cannot stop anything itself; its agent dies
+// with it and the demo games with the agent, so within a deadline every
+// child process is gone and every port free.
+func TestDevKilledLeavesNothing(t *testing.T) {
+	d := startDev(t)
+	children := descendants(t, d.cmd.Process.Pid)
+	if len(children) < 5 {
+		t.Fatalf("dev has %d descendant processes, want the agent, two ethers, two worlds and Postgres", len(children))
+	}
+	t.Cleanup(func() {
+		for _, c := range children { // a failed run's leftovers, not the next test's problem
+			_ = c.Kill()
+		}
+		os.RemoveAll(filepath.Dir(d.b.agentLog)) // a killed dev cannot remove it
+	})
+	if err := d.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-d.exited
+	poll.Until(t, 30*time.Second, func() error {
+		for _, c := range children {
+			if running, err := c.IsRunning(); err == nil && running {
+				line, _ := c.Cmdline()
+				return fmt.Errorf("process %d (%s) is still running after kill -9 of dev", c.Pid, line)
+			}
+		}
+		for _, p := range d.ports() {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				return fmt.Errorf("port %d is still taken after kill -9 of dev: %v", p, err)
+			}
+			l.Close()
+		}
+		return nil
+	})
+}
+
+// TestDevNamesTheProcessHoldingAPort: a port dev needs is taken (here by
+// this test): dev says in one line which port, for what, and which
+// process holds it, and exits 1 without starting anything.
+func TestDevNamesTheProcessHoldingAPort(t *testing.T) {
+	bin := testbin.Build(t, "./panel/cmd/corrosion-panel")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().(*net.TCPAddr).Port
+	cmd := exec.Command(bin, "dev", "--listen", fmt.Sprintf("127.0.0.1:%d", natstest.FreePort(t)),
+		"--nats-port", strconv.Itoa(taken), "--world-ports", "free")
+	cmd.Env = withoutDatabaseURL(testbin.Env())
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("dev with its NATS port taken: %v, want exit 1; stderr %q", err, stderr.String())
+	}
+	want := fmt.Sprintf("corrosion-panel dev: 127.0.0.1:%d (NATS) is held by pid %d (%s): "+
+		"is another `make run` or server running? stop it or pass --nats-port\n", taken, os.Getpid(), os.Args[0])
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", stderr.String(), want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("dev printed %q before refusing", stdout.String())
 	}
 }
 

@@ -114,6 +114,9 @@ type agentTable struct {
 	// AllowRoot is set when make run runs as root: the agent refuses to
 	// start game servers as root otherwise.
 	AllowRoot bool `toml:"allow_root,omitempty"`
+	// GamesDieWithAgent: the demo games die with the agent, which dies
+	// with dev, so nothing outlives a killed dev.
+	GamesDieWithAgent bool `toml:"games_die_with_agent"`
 }
 
 type probeTable struct {
@@ -153,7 +156,8 @@ const heartbeatSeconds = 5
 func writeAgentConfig(p fleetPlan) (string, error) {
 	cfg := agentConfig{
 		Agent: agentTable{LicenseID: License, NATSURL: p.natsURL, HeartbeatSeconds: heartbeatSeconds,
-			StateDir: filepath.Join(p.dir, "agent-state"), AllowRoot: os.Geteuid() == 0},
+			StateDir: filepath.Join(p.dir, "agent-state"), AllowRoot: os.Geteuid() == 0,
+			GamesDieWithAgent: true},
 		Probe: []probeTable{{Name: "panel", Host: "127.0.0.1", Port: p.panelPort}},
 	}
 	for _, w := range p.worlds {
@@ -189,10 +193,13 @@ func (p fleetPlan) etherInstance(w world) instanceTable {
 func (p fleetPlan) worldInstance(w world) instanceTable {
 	addr := func(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
 	args := []string{"--node-id", strconv.Itoa(w.node), "--ether", "connect", "--ether-port", strconv.Itoa(w.etherPort),
-		"--rcon-password", p.rconPass, "--game-listen", addr(w.gamePort), "--http-listen", addr(w.httpPort),
-		"--rcon-listen", addr(w.rconPort)}
+		"--game-listen", addr(w.gamePort), "--http-listen", addr(w.httpPort), "--rcon-listen", addr(w.rconPort)}
+	// Secrets go in the environment, never on the command line, which
+	// every local user can read (ps).
+	env := p.db.env()
+	env["RS_RCON_PASSWORD"] = p.rconPass
 	return instanceTable{ID: w.id(), Game: "worldsrv", Label: fmt.Sprintf("World %d", w.number()),
-		Root: filepath.Join(p.dir, w.id()), Exec: p.worldBin, Args: args, Env: p.db.env(),
+		Root: filepath.Join(p.dir, w.id()), Exec: p.worldBin, Args: args, Env: env,
 		StopTimeoutSeconds: 20, ReadyPattern: "world ready", Restart: "on-crash", Autostart: true,
 		DependsOn: []string{w.ether()},
 		RCON:      &rconTable{Kind: "source", Port: w.rconPort, Password: p.rconPass}}

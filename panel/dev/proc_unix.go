@@ -9,14 +9,13 @@ import (
 
 // ownGroup puts the agent in a process group of its own, so the
 // terminal's Ctrl-C reaches only corrosion-panel dev, which then stops the
-// instances before the agent (the agent alone would leave them running,
-// by design). On Linux it also dies with us.
+// instances through the agent before stopping it (the games die with the
+// agent, but killed, without saving).
 func ownGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	setPdeathsig(cmd.SysProcAttr)
 }
 
 // terminate asks a process to stop (SIGTERM).

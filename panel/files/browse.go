@@ -2,16 +2,14 @@ package files
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
-	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
 )
@@ -32,18 +30,15 @@ var doneWords = map[string]string{
 // list serves the files tab: one folder's entries. A path naming a file
 // redirects to its view.
 func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	dir, err := CleanPath(r.URL.Query().Get("path")) // a bad path is refused before any lookup
 	if err != nil {
 		return err
 	}
-	dir, err := CleanPath(r.URL.Query().Get("path"))
+	head, err := f.head.Frame(r, p)
 	if err != nil {
 		return err
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
-	if err != nil {
-		return err
-	}
+	license, instance := head.License, head.Instance
 	v := f.filesView(p, head, license, instance, dir)
 	if note, ok := doneWords[r.URL.Query().Get("done")]; ok {
 		v.Flash = note + " " + display(strings.TrimPrefix(r.URL.Query().Get("target"), "/")) + "."
@@ -51,10 +46,9 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ListReply
-	err = f.agent.Files(ctx, license, instance, "fm_list", map[string]string{"path": dir}, &rep)
-	var ae *agentc.AgentError
+	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
 	switch {
-	case errors.As(err, &ae) && ae.Code == "not_a_directory" && dir != "":
+	case agentCode(err) == files.CodeNotADirectory && dir != "":
 		http.Redirect(w, r, viewURL(license, instance, dir), http.StatusSeeOther)
 		return nil
 	case err != nil:
@@ -67,7 +61,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
 	return ui.FilesView{Head: head, Base: ui.InstanceURL(license, instance) + "/files", Dir: dir,
-		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: console.WhyNot(p, license),
+		Crumbs: crumbs(license, instance, dir), CanEdit: p.CanAct(license), Why: server.WhyNot(p, license),
 		UploadMax: ui.FileSize(f.uploadMax())}
 }
 
@@ -117,7 +111,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil
 	}
-	head, err := f.frameHead(r.Context(), p, license, instance)
+	head, err := f.head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -135,15 +129,13 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // readText fills the editor from the file, or marks it binary.
 func (f *Feature) readText(ctx context.Context, license, instance, fp string, v *ui.FileEditView) error {
 	var rd files.ReadReply
-	err := f.agent.Files(ctx, license, instance, "fm_read", map[string]any{"path": fp}, &rd)
-	var ae *agentc.AgentError
-	switch {
-	case errors.As(err, &ae) && (ae.Code == "reply_too_large" || ae.Code == "too_large"):
+	err := f.call(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp}, &rd)
+	switch code := agentCode(err); {
+	case code == wire.CodeReplyTooLarge || code == files.CodeTooLarge:
 		v.TooLarge = true
 		return nil
 	case err != nil:
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
+		return err
 	case rd.Encoding != files.EncodingUTF8:
 		v.Binary = true
 		return nil

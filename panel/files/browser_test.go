@@ -67,6 +67,7 @@ func TestBrowser_EditAndSaveFile(t *testing.T) {
 		chromedp.WaitVisible(`table.files`, chromedp.ByQuery),
 	)
 	browsertest.Screenshot(t, tab, "panel-files-list")
+	checkListingLayout(t, tab)
 	var status string
 	browsertest.Run(t, tab, 30*time.Second, "open cfg/server.cfg, edit and save",
 		chromedp.Click(`//a[normalize-space(text())="cfg/"]`, chromedp.BySearch),
@@ -79,12 +80,62 @@ func TestBrowser_EditAndSaveFile(t *testing.T) {
 		chromedp.Text(`#save-status`, &status, chromedp.ByQuery),
 	)
 	browsertest.Screenshot(t, tab, "panel-files")
+	var info string
+	browsertest.Run(t, tab, 10*time.Second, "the header shows the saved size",
+		waitText(`.fileinfo`, "47 B"), chromedp.Text(`.fileinfo`, &info, chromedp.ByQuery))
 	if got, want := e.read(t, "cfg/server.cfg"), "hostname \"Edited in the browser\"\nmaxplayers 64\n"; got != want {
 		t.Fatalf("on disk after the browser saved: %q, want %q (status %q)", got, want, status)
 	}
 	deleteWithConfirmation(t, e, tab)
+	newFile(t, e, tab)
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %q", errs)
+	}
+}
+
+// checkListingLayout: the Size header stands over its right-aligned numbers, and
+// the New folder button is centred on its input (it sat lower).
+func checkListingLayout(t *testing.T, tab context.Context) {
+	t.Helper()
+	var got struct{ HeadRight, CellRight, InputMid, ButtonMid float64 }
+	browsertest.Run(t, tab, 10*time.Second, "measure the listing", chromedp.Evaluate(`(() => {
+		const textRight = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; };
+		const cell = [...document.querySelectorAll('table.files td.num')].find(td => td.textContent.trim() !== '');
+		const mid = (el) => { const b = el.getBoundingClientRect(); return b.top + b.height / 2; };
+		const form = document.querySelector('.filetools form');
+		return {HeadRight: textRight(document.querySelector('table.files th.num')), CellRight: textRight(cell),
+			InputMid: mid(form.querySelector('input[name=name]')), ButtonMid: mid(form.querySelector('button'))};
+	})()`, &got))
+	if d := got.HeadRight - got.CellRight; d > 2 || d < -2 {
+		t.Errorf("the Size header ends at x=%.0f, its numbers at x=%.0f: not aligned", got.HeadRight, got.CellRight)
+	}
+	if d := got.ButtonMid - got.InputMid; d > 2 || d < -2 {
+		t.Errorf("the New folder button's middle is %.1f px off its input's", d)
+	}
+}
+
+// newFile creates cfg/notes.txt from the listing's New file form: the editor
+// opens on the empty file, and the same name again is refused in words.
+func newFile(t *testing.T, e *env, tab context.Context) {
+	t.Helper()
+	var refusal string
+	browsertest.Run(t, tab, 30*time.Second, "create cfg/notes.txt",
+		chromedp.Navigate(e.p.URL+fbase+"?path=cfg"),
+		chromedp.SendKeys(`[data-new-file] input[name=name]`, "notes.txt", chromedp.ByQuery),
+		chromedp.Click(`[data-new-file] button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`textarea.editor`, chromedp.ByQuery),
+		waitText(`.fileinfo`, "0 B"),
+		chromedp.Navigate(e.p.URL+fbase+"?path=cfg"),
+		chromedp.SendKeys(`[data-new-file] input[name=name]`, "notes.txt", chromedp.ByQuery),
+		chromedp.Click(`[data-new-file] button`, chromedp.ByQuery),
+		waitText(`[data-new-file] [data-error]`, "already exists"),
+		chromedp.Text(`[data-new-file] [data-error]`, &refusal, chromedp.ByQuery),
+	)
+	if !e.exists("cfg/notes.txt") || e.read(t, "cfg/notes.txt") != "" {
+		t.Fatalf("cfg/notes.txt after New file: exists %v", e.exists("cfg/notes.txt"))
+	}
+	if !strings.Contains(refusal, "/cfg/notes.txt already exists") {
+		t.Fatalf("the second New file said %q", refusal)
 	}
 }
 

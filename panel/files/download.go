@@ -2,14 +2,13 @@ package files
 
 import (
 	"encoding/base64"
-	"errors"
 	"mime"
 	"net/http"
 	"path"
 	"strconv"
 
 	"github.com/corrosion/corrosion/agent/files"
-	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 )
@@ -79,16 +78,14 @@ func (f *Feature) chunk(r *http.Request, license, instance, fp string, off int64
 	for {
 		ctx, cancel := contextFor(r)
 		var rd files.ReadReply
-		err := f.agent.Files(ctx, license, instance, "fm_read", map[string]any{"path": fp, "offset": off, "limit": limit}, &rd)
+		err := f.call(ctx, license, instance, wire.FuncFMRead, map[string]any{"path": fp, "offset": off, "limit": limit}, &rd)
 		cancel()
-		var ae *agentc.AgentError
-		if errors.As(err, &ae) && ae.Code == "reply_too_large" && limit > chunkMin {
+		if agentCode(err) == wire.CodeReplyTooLarge && limit > chunkMin {
 			limit /= 2
 			continue
 		}
 		if err != nil {
-			status, msg := agentc.Describe(err)
-			return nil, httpx.Wrap(status, msg, err)
+			return nil, err
 		}
 		if rd.Encoding == files.EncodingBase64 {
 			b, err := base64.StdEncoding.DecodeString(rd.Content)

@@ -7,6 +7,7 @@ package files
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -14,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -25,16 +26,16 @@ import (
 // Deps are what the files feature needs.
 type Deps struct {
 	NATS   *nats.Conn
-	Head   console.HeadFunc // nil: a header with the ids only
+	Head   server.HeadFunc // nil: a header with the ids only
 	Logger *slog.Logger
 }
 
 // Feature serves the file manager tab and its operations.
 type Feature struct {
-	nc    *nats.Conn       // immutable after New
-	agent *agentc.Client   // immutable after New
-	head  console.HeadFunc // immutable after New
-	log   *slog.Logger     // immutable after New
+	nc    *nats.Conn      // immutable after New
+	agent *agentc.Client  // immutable after New
+	head  server.HeadFunc // immutable after New
+	log   *slog.Logger    // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)
@@ -58,6 +59,7 @@ func (f *Feature) Routes() []httpx.Route {
 		{Pattern: "POST " + base + "/save", Need: httpx.Act, Audit: "files.save", Handler: f.save},
 		{Pattern: "POST " + base + "/upload", Need: httpx.Act, Audit: "files.upload", Handler: f.upload},
 		{Pattern: "POST " + base + "/mkdir", Need: httpx.Act, Audit: "files.mkdir", Handler: f.mkdir},
+		{Pattern: "POST " + base + "/newfile", Need: httpx.Act, Audit: "files.create", Handler: f.newFile},
 		{Pattern: "POST " + base + "/rename", Need: httpx.Act, Audit: "files.rename", Handler: f.rename},
 		{Pattern: "POST " + base + "/delete", Need: httpx.Act, Audit: "files.delete", Handler: f.remove},
 		{Pattern: "POST " + base + "/archive", Need: httpx.Act, Audit: "files.archive", Handler: f.archive},
@@ -65,20 +67,24 @@ func (f *Feature) Routes() []httpx.Route {
 	}
 }
 
-func (f *Feature) frameHead(ctx context.Context, p *auth.Principal, license, instance string) (ui.InstanceHead, error) {
-	if f.head != nil {
-		return f.head(ctx, p, license, instance)
-	}
-	return console.MinimalHead(p, license, instance), nil
-}
-
-// call runs an fm_* func, its error put in words.
+// call runs an fm_* func, its error put in words (the agent's error stays
+// its cause: agentCode reads its code).
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
 	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
 		status, msg := agentc.Describe(err)
 		return httpx.Wrap(status, msg, err)
 	}
 	return nil
+}
+
+// agentCode is the code of the agent's error reply in err, "" when err
+// is not one.
+func agentCode(err error) string {
+	var ae *agentc.AgentError
+	if errors.As(err, &ae) {
+		return ae.Code
+	}
+	return ""
 }
 
 // tabURL is the files tab's URL for a license, instance and folder.
@@ -100,7 +106,12 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 		sep = "&"
 	}
 	target += sep + "done=" + url.QueryEscape(what) + "&target=" + url.QueryEscape(path)
-	if r.Header.Get("HX-Request") == "true" {
+	redirect(w, r, target)
+}
+
+// redirect sends htmx (HX-Redirect) or a plain form (303) to target.
+func redirect(w http.ResponseWriter, r *http.Request, target string) {
+	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -109,6 +120,18 @@ func done(w http.ResponseWriter, r *http.Request, license, instance, dir, what, 
 }
 
 func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
+
+// postedTarget reads the request's instance and the path a form posts in
+// field (what: the operation, for messages).
+func postedTarget(r *http.Request, field, what string) (license, instance, fp string, err error) {
+	if license, instance, err = server.PathIDs(r); err != nil {
+		return "", "", "", err
+	}
+	if fp, err = cleanTarget(r.PostFormValue(field), what); err != nil {
+		return "", "", "", err
+	}
+	return license, instance, fp, nil
+}
 
 // target is the file a GET names in ?path=, with what the agent says is there.
 type target struct {
@@ -119,7 +142,7 @@ type target struct {
 // statTarget reads the request's instance and path (what: the operation,
 // for messages) and stats the path through the agent.
 func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) (target, error) {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return target{}, err
 	}
@@ -128,7 +151,7 @@ func (f *Feature) statTarget(ctx context.Context, r *http.Request, what string) 
 		return target{}, err
 	}
 	t := target{license: license, instance: instance, path: fp}
-	if err := f.call(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, &t.stat); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, &t.stat); err != nil {
 		return target{}, err
 	}
 	return t, nil

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/corrosion/corrosion/agent/files"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 )
@@ -14,11 +14,7 @@ import (
 // rename serves POST …/files/rename: "from" to "to" (a full path, or a
 // bare name for the same folder).
 func (f *Feature) rename(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
-	if err != nil {
-		return err
-	}
-	from, err := cleanTarget(r.PostFormValue("from"), "rename")
+	license, instance, from, err := postedTarget(r, "from", "rename")
 	if err != nil {
 		return err
 	}
@@ -32,7 +28,7 @@ func (f *Feature) rename(w http.ResponseWriter, r *http.Request, p *auth.Princip
 	}
 	ctx, cancel := contextFor(r)
 	defer cancel()
-	if err := f.call(ctx, license, instance, "fm_rename", map[string]string{"from": from, "to": to}, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMRename, map[string]string{"from": from, "to": to}, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(to), "renamed", to)
@@ -50,18 +46,13 @@ func sameFolder(from, to, what string) (string, error) {
 
 // remove serves POST …/files/delete: a file or a folder tree.
 func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, fp, err := postedTarget(r, "path", "delete")
 	if err != nil {
 		return err
 	}
-	fp, err := cleanTarget(r.PostFormValue("path"), "delete")
-	if err != nil {
-		return err
-	}
-	server.SetAuditTarget(r, display(fp))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(fp))
 	defer cancel()
-	if err := f.call(ctx, license, instance, "fm_delete", map[string]string{"path": fp}, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMDelete, map[string]string{"path": fp}, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(fp), "deleted", fp)
@@ -71,7 +62,7 @@ func (f *Feature) remove(w http.ResponseWriter, r *http.Request, p *auth.Princip
 // archive serves POST …/files/archive: "paths" (one or more) into the
 // archive "to" (.zip, .tar.gz or .tgz).
 func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -100,7 +91,7 @@ func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ArchiveReply
-	if err := f.call(ctx, license, instance, "fm_archive", map[string]any{"paths": paths, "to": to}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMArchive, map[string]any{"paths": paths, "to": to}, &rep); err != nil {
 		return err
 	}
 	done(w, r, license, instance, parent(to), "archived", to)
@@ -109,11 +100,7 @@ func (f *Feature) archive(w http.ResponseWriter, r *http.Request, p *auth.Princi
 
 // extract serves POST …/files/extract: archive "path" into folder "to".
 func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
-	if err != nil {
-		return err
-	}
-	from, err := cleanTarget(r.PostFormValue("path"), "extract")
+	license, instance, from, err := postedTarget(r, "path", "extract")
 	if err != nil {
 		return err
 	}
@@ -121,11 +108,10 @@ func (f *Feature) extract(w http.ResponseWriter, r *http.Request, p *auth.Princi
 	if err != nil {
 		return err
 	}
-	server.SetAuditTarget(r, display(from)+" → "+display(to))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(from)+" → "+display(to))
 	defer cancel()
 	var rep files.ExtractReply
-	if err := f.call(ctx, license, instance, "fm_extract", map[string]string{"path": from, "to": to}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMExtract, map[string]string{"path": from, "to": to}, &rep); err != nil {
 		return err
 	}
 	done(w, r, license, instance, to, "extracted", to)

@@ -11,11 +11,11 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/corrosion/corrosion/agent/files"
-	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/auth"
-	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -27,6 +27,13 @@ const requestOverhead = 8 << 10
 
 func contextFor(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), agentTimeout)
+}
+
+// auditedContext names what the request acts on for its audit row and
+// bounds its agent requests.
+func auditedContext(r *http.Request, target string) (context.Context, context.CancelFunc) {
+	server.SetAuditTarget(r, target)
+	return contextFor(r)
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }
@@ -42,11 +49,7 @@ func UploadMax(maxPayload int64) int64 { return (maxPayload - requestOverhead) /
 // save serves POST …/files/save: the editor's text (fields path, content,
 // eol) written over the file.
 func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
-	if err != nil {
-		return err
-	}
-	fp, err := cleanTarget(r.PostFormValue("path"), "save")
+	license, instance, fp, err := postedTarget(r, "path", "save")
 	if err != nil {
 		return err
 	}
@@ -61,11 +64,16 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.SaveReply
-	if err := f.call(ctx, license, instance, "fm_save", map[string]string{"path": fp, "content": content}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, map[string]string{"path": fp, "content": content}, &rep); err != nil {
 		return err
 	}
-	if r.Header.Get("HX-Request") == "true" {
-		return server.Render(w, r, http.StatusOK, ui.FileSaved(rep.Size))
+	if server.IsHTMX(r) {
+		size, modified := rep.Size, time.Now()
+		var st files.StatReply // the header shows what the agent now has
+		if err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, &st); err == nil {
+			size, modified = st.Size, st.Modified
+		}
+		return server.Render(w, r, http.StatusOK, ui.FileSaved(tabURL(license, instance, ""), fp, size, modified))
 	}
 	http.Redirect(w, r, viewURL(license, instance, fp)+"&done=saved", http.StatusSeeOther)
 	return nil
@@ -74,7 +82,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // upload serves POST …/files/upload: a multipart file (field "file") into
 // folder "dir"; an existing file is replaced only with "replace" set.
 func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -97,8 +105,7 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		return err
 	}
 	fp := join(dir, name)
-	server.SetAuditTarget(r, display(fp))
-	ctx, cancel := contextFor(r)
+	ctx, cancel := auditedContext(r, display(fp))
 	defer cancel()
 	if r.FormValue("replace") == "" {
 		if err := f.mustNotExist(ctx, license, instance, fp); err != nil {
@@ -106,7 +113,7 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		}
 	}
 	args := map[string]string{"path": fp, "content": base64.StdEncoding.EncodeToString(data), "encoding": files.EncodingBase64}
-	if err := f.call(ctx, license, instance, "fm_save", args, nil); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMSave, args, nil); err != nil {
 		return err
 	}
 	done(w, r, license, instance, dir, "uploaded", fp)
@@ -149,44 +156,68 @@ func uploadName(fh *multipart.FileHeader) (string, error) {
 
 // mustNotExist refuses a path that already exists.
 func (f *Feature) mustNotExist(ctx context.Context, license, instance, fp string) error {
-	err := f.agent.Files(ctx, license, instance, "fm_stat", map[string]string{"path": fp}, nil)
-	var ae *agentc.AgentError
+	err := f.call(ctx, license, instance, wire.FuncFMStat, map[string]string{"path": fp}, nil)
 	switch {
 	case err == nil:
 		return httpx.Errorf(http.StatusConflict, "%s already exists; tick \"replace\" to overwrite it", display(fp))
-	case errors.As(err, &ae) && ae.Code == "not_found":
+	case agentCode(err) == files.CodeNotFound:
 		return nil
-	default:
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
 	}
+	return err
+}
+
+// newEntry reads a create form: folder "dir" and the new entry's "name"
+// (what: the operation, for messages), and names the new path in the audit.
+func newEntry(r *http.Request, what string) (license, instance, dir, fp string, err error) {
+	if license, instance, err = server.PathIDs(r); err != nil {
+		return
+	}
+	if dir, err = CleanPath(r.PostFormValue("dir")); err != nil {
+		return
+	}
+	name, err := cleanTarget(r.PostFormValue("name"), what)
+	if err != nil {
+		return
+	}
+	fp = join(dir, name)
+	server.SetAuditTarget(r, display(fp))
+	return license, instance, dir, fp, nil
 }
 
 // mkdir serves POST …/files/mkdir: folder "name" inside "dir".
 func (f *Feature) mkdir(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, instance, err := console.InstanceIDs(r)
+	license, instance, dir, fp, err := newEntry(r, "new folder")
 	if err != nil {
 		return err
 	}
-	dir, err := CleanPath(r.PostFormValue("dir"))
-	if err != nil {
-		return err
-	}
-	name, err := cleanTarget(r.PostFormValue("name"), "new folder")
-	if err != nil {
-		return err
-	}
-	fp := join(dir, name)
-	server.SetAuditTarget(r, display(fp))
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.MkdirReply
-	if err := f.call(ctx, license, instance, "fm_mkdir", map[string]string{"path": fp}, &rep); err != nil {
+	if err := f.call(ctx, license, instance, wire.FuncFMMkdir, map[string]string{"path": fp}, &rep); err != nil {
 		return err
 	}
 	if !rep.Created {
 		return httpx.Errorf(http.StatusConflict, "the folder %s already exists", display(fp))
 	}
 	done(w, r, license, instance, dir, "created", fp)
+	return nil
+}
+
+// newFile serves POST …/files/newfile: an empty file "name" inside "dir",
+// never over an existing one; the editor opens on it.
+func (f *Feature) newFile(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	license, instance, _, fp, err := newEntry(r, "new file")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := contextFor(r)
+	defer cancel()
+	err = f.call(ctx, license, instance, wire.FuncFMSave, map[string]any{"path": fp, "content": "", "create": true}, nil)
+	if agentCode(err) == files.CodeExists {
+		return httpx.Errorf(http.StatusConflict, "%s already exists", display(fp))
+	} else if err != nil {
+		return err
+	}
+	redirect(w, r, viewURL(license, instance, fp))
 	return nil
 }

@@ -48,8 +48,8 @@ func (j jsonFleet) Routes() []httpx.Route {
 // the sparklines (Warm, or any fleet page opened before); `corrosion-cold`
 // a replica without one, reading them from the store as the baseline does.
 func BenchmarkFleetPage(b *testing.B) {
-	var hub *livestate.Hub // the live panel's current hub
-	withLive := true       // false while the cold replica starts
+	var hub *fleetui.Live // the live panel's current hub
+	withLive := true      // false while the cold replica starts
 	p := paneltest.Start(b, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
 		deps := fleetui.Deps{Store: d.Store, Agents: d.Agents, Logger: d.Logger}
 		if withLive {
@@ -69,7 +69,7 @@ func BenchmarkFleetPage(b *testing.B) {
 	p.Restart(b) // as a panel started on this fleet: its hub's start seeds the model
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := fleetui.Warm(ctx, hub); err != nil {
+	if err := hub.Warm(ctx); err != nil {
 		b.Fatal(err)
 	}
 	pw := p.AddUser(b, "ada", auth.RoleAdmin)

@@ -36,6 +36,7 @@ func TestBrowser_FleetHostInstance_StopStartLive(t *testing.T) {
 		chromedp.Click(`#host-lic-a a`, chromedp.ByQuery), // the row's cells are live; its link is never swapped
 		chromedp.WaitVisible(`#inst-game1 .badge.st-running`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#chart-cpu`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-cpu-window]`, chromedp.ByQuery), // the card's CPU says its window
 	)
 	browsertest.Screenshot(t, tab, "panel-host")
 	browsertest.Run(t, tab, 20*time.Second, "open the instance",

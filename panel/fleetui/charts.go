@@ -56,6 +56,9 @@ func charts(samples []store.Sample) []ui.Chart {
 			}
 		}
 		c.Values = downsample(vals, ChartPoints)
+		if len(vals) > ChartPoints {
+			c.Bucket = (c.To.Sub(c.From) / ChartPoints).Round(time.Second)
+		}
 		out = append(out, c)
 	}
 	return out

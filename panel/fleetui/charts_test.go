@@ -1,10 +1,13 @@
 package fleetui
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/corrosion/corrosion/panel/store"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 func TestCharts(t *testing.T) {
@@ -51,5 +54,34 @@ func TestDownsample_KeepsEachBucketsPeak(t *testing.T) {
 	}
 	if short := downsample([]float64{1, 2}, 100); len(short) != 2 {
 		t.Fatalf("short series changed: %v", short)
+	}
+}
+
+// A day of heartbeats is drawn with a y axis and says what its points are (the peak of
+// a bucket, not a heartbeat), and its latest value carries its time: the host card's
+// CPU (the last heartbeat's) and the chart's could disagree with nothing saying why.
+func TestCharts_SayTheirWindowAndHaveAYAxis(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	var samples []store.Sample
+	for k := range 24 * 60 { // one a minute for a day
+		v := float64(k % 100)
+		samples = append(samples, store.Sample{At: t0.Add(time.Duration(k) * time.Minute), CPUPercent: &v})
+	}
+	cpu := charts(samples)[0]
+	if len(cpu.Values) != ChartPoints || cpu.Bucket < 5*time.Minute || cpu.Bucket > 7*time.Minute {
+		t.Fatalf("%d points, bucket %v; want %d points of about 6 min", len(cpu.Values), cpu.Bucket, ChartPoints)
+	}
+	var b strings.Builder
+	if err := ui.ChartCard(cpu).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{`class="yaxis`, "<span>100 %</span>", "<span>50 %</span>", "<span>0 %</span>", "each point the peak of 6 min", `datetime="2026-11-24T23:59:00Z"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the chart lacks %q:\n%s", want, html)
+		}
+	}
+	if few := charts(samples[:3])[0]; few.Bucket != 0 || few.ChartWindow() != "one point per heartbeat" {
+		t.Errorf("three samples: bucket %v, %q", few.Bucket, few.ChartWindow())
 	}
 }

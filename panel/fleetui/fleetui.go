@@ -9,14 +9,10 @@ package fleetui
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
-	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
-	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
 )
 
@@ -46,11 +42,9 @@ type Deps struct {
 	Agents Agents
 	// Live serves the live state streams; nil: the stream routes answer
 	// 503 (pages still render, without live updates).
-	Live *livestate.Hub
-	// Auth, when set, is asked again now and then who a live stream's
-	// operator is (server.Deps.Auth: the sessions): a stream of an operator
-	// who logged out or lost a grant ends instead of running on.
-	Auth Authenticator
+	// A stream ends with its operator's session or grant: the server
+	// ends the request (panel/server's SessionRecheck).
+	Live *Live
 	// Worlds tells a world's browser client URL as the world reported it
 	// (panel/social's collector); nil: no world client links.
 	Worlds WorldURLs
@@ -61,11 +55,6 @@ type Deps struct {
 // none reported.
 type WorldURLs interface {
 	PublicURL(license, instance string) string
-}
-
-// Authenticator finds the operator of a request (panel/auth's sessions).
-type Authenticator interface {
-	Principal(r *http.Request) (*auth.Principal, error)
 }
 
 // Feature serves the fleet routes.
@@ -102,27 +91,3 @@ const (
 	SparkSamples = 30              // points of a fleet row's sparkline
 	powerTimeout = 5 * time.Second // the agent replies when the action is accepted or refused
 )
-
-// pathIDs returns the request's {license} and {instance}, 404 when they
-// cannot be ids (nothing with such a name exists).
-func pathIDs(r *http.Request) (license, instance string, err error) {
-	license, instance = r.PathValue("license"), r.PathValue("instance")
-	if !wire.ValidLicenseID(license) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no host %q", license)
-	}
-	if r.PathValue("instance") != "" && !wire.ValidInstanceID(instance) {
-		return "", "", httpx.Errorf(http.StatusNotFound, "there is no instance %q", instance)
-	}
-	return license, instance, nil
-}
-
-// actorWhy says why p may not act on license, or "" when it may.
-func actorWhy(p *auth.Principal, license string) string {
-	switch {
-	case p.CanAct(license):
-		return ""
-	case p != nil && p.Role == auth.RoleViewer:
-		return "you are a viewer"
-	}
-	return "you have no grant for this license"
-}

@@ -388,7 +388,7 @@ func TestFleet_SparklinesFromTheLiveModelMatchTheStore(t *testing.T) {
 	}
 	writeHistory(t, p.Store, 3, 5)
 	p.Restart(t) // the new hub's start seeds the model with this history
-	if err := fleetui.Warm(ctx, hubOf(t)); err != nil {
+	if err := hubOf(t).Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
 	p.AddLicense(t, "host-0003") // after the seeding: the model does not hold it

@@ -25,11 +25,11 @@ import (
 // restart or a replica builds a new one).
 var hubs struct {
 	sync.Mutex
-	of map[*testing.T]*livestate.Hub
+	of map[*testing.T]*fleetui.Live
 }
 
 // hubOf returns the test's panel's live state hub.
-func hubOf(t *testing.T) *livestate.Hub {
+func hubOf(t *testing.T) *fleetui.Live {
 	hubs.Lock()
 	defer hubs.Unlock()
 	return hubs.of[t]
@@ -41,20 +41,20 @@ func startPanel(t *testing.T) *paneltest.Panel {
 	t.Helper()
 	return paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
 		paneltest.StartIngest(t, d)
-		hub, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond, Recheck: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
+		hub, err := fleetui.NewLive(livestate.Config{Tick: 100 * time.Millisecond}, d.NC, d.Store, d.Logger, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Go(func(ctx context.Context) { _ = hub.Run(ctx) })
 		hubs.Lock()
 		if hubs.of == nil {
-			hubs.of = map[*testing.T]*livestate.Hub{}
+			hubs.of = map[*testing.T]*fleetui.Live{}
 		}
 		hubs.of[t] = hub // the latest life's (a replica's too)
 		hubs.Unlock()
 		worlds := social.NewCollector(d.Logger) // the worlds' client URLs, as the app wires it
 		d.Go(func(ctx context.Context) { _ = worlds.Run(ctx, d.NC) })
-		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Auth: d.Sessions, Worlds: worlds, Logger: d.Logger})}
+		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Worlds: worlds, Logger: d.Logger})}
 	}})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // maxSinceAge bounds the since parameter of a live stream: an older page
@@ -20,7 +21,7 @@ func (f *Feature) liveFleet(w http.ResponseWriter, r *http.Request, p *auth.Prin
 	if f.d.Live == nil {
 		return httpx.Errorf(http.StatusServiceUnavailable, "live updates are not available on this panel")
 	}
-	return f.d.Live.Serve(w, r, p, livestate.Subscription{View: livestate.ViewFleet, Since: since(r), Recheck: f.recheck(r)})
+	return f.d.Live.Serve(w, r, p, livestate.Subscription{View: livestate.ViewFleet, Since: since(r)})
 }
 
 // liveHost serves GET /live/hosts/{license}[?instance=id]: a host page's
@@ -29,11 +30,11 @@ func (f *Feature) liveHost(w http.ResponseWriter, r *http.Request, p *auth.Princ
 	if f.d.Live == nil {
 		return httpx.Errorf(http.StatusServiceUnavailable, "live updates are not available on this panel")
 	}
-	license, _, err := pathIDs(r)
+	license, _, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
-	sub := livestate.Subscription{View: livestate.ViewHost, License: license, Since: since(r), Recheck: f.recheck(r)}
+	sub := livestate.Subscription{View: livestate.ViewHost, License: license, Since: since(r)}
 	if id := r.URL.Query().Get("instance"); id != "" {
 		if !wire.ValidInstanceID(id) {
 			return httpx.Errorf(http.StatusNotFound, "there is no instance %q", id)
@@ -61,13 +62,4 @@ func since(r *http.Request) time.Time {
 		return now
 	}
 	return t
-}
-
-// recheck asks the sessions again who the stream's operator is (nil
-// without Deps.Auth: the principal holds for the stream's life).
-func (f *Feature) recheck(r *http.Request) func() (*auth.Principal, error) {
-	if f.d.Auth == nil {
-		return nil
-	}
-	return func() (*auth.Principal, error) { return f.d.Auth.Principal(r) }
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/liveness"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/store"
 )
@@ -25,15 +26,23 @@ const (
 )
 
 // model is the fleet's live state on one replica: the store's state of a
-// license when it was first seen, then every agent event applied to it.
-// It is owned by the hub's goroutine (livestate calls Apply, Tick and
-// Snapshot there, one at a time): no lock.
+// license when it was first seen, then every committed agent event applied
+// to it. It is owned by the hub's goroutine (livestate calls Apply, Tick
+// and Snapshot there, one at a time, and the reads of model_seed.go land
+// there): no lock.
 type model struct {
-	st          Store
-	log         *slog.Logger
-	hosts       map[string]*liveHost // enabled licenses seeded since start
-	unknown     map[string]time.Time // licenses the store did not know, when last checked
-	fleetSeeded time.Time            // when seedFleet last read every host
+	st  Store         // immutable after NewModel; read off the hub's goroutine
+	log *slog.Logger  // immutable after NewModel
+	sem chan struct{} // bounds the store reads in flight (maxLoads)
+	// update hands a store read's result to the hub's goroutine (the
+	// hub's Update); nil: the model has no hub and reads inline. Set once
+	// by NewLive before the hub runs.
+	update       func(ctx context.Context, land func(livestate.View) []livestate.Fragment) error
+	hosts        map[string]*liveHost // enabled licenses seeded since start
+	unknown      map[string]time.Time // licenses the store did not know, when last checked
+	loads        map[string]*load     // store reads in flight, by license
+	fleetSeeded  time.Time            // when seedFleet last read every host
+	fleetLoading time.Time            // when seedFleet's read in flight started; zero: none
 }
 
 // liveHost is one host's live state.
@@ -55,19 +64,36 @@ type liveHost struct {
 	sent     map[string]uint64    // hash of the last fragment sent per event name and audience (dedupe)
 }
 
-// NewModel returns the fleet's live state model for a livestate hub.
-func NewModel(st Store, logger *slog.Logger) livestate.Model {
+// NewModel returns the fleet's live state model without a hub: it reads
+// the store inline (tests drive it directly).
+func NewModel(st Store, logger *slog.Logger) livestate.Model { return newModel(st, logger) }
+
+func newModel(st Store, logger *slog.Logger) *model {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &model{st: st, log: logger.With("component", "fleetui.model"),
-		hosts: map[string]*liveHost{}, unknown: map[string]time.Time{}}
+	return &model{st: st, log: logger.With("component", "fleetui.model"), sem: make(chan struct{}, maxLoads),
+		hosts: map[string]*liveHost{}, unknown: map[string]time.Time{}, loads: map[string]*load{}}
 }
 
-// NewLive returns a livestate hub fed by this package's model: the live
-// state streams of Deps.Live. Run it beside the server.
-func NewLive(cfg livestate.Config, nc *nats.Conn, st Store, logger *slog.Logger, m *livestate.Metrics) (*livestate.Hub, error) {
-	return livestate.New(cfg, nc, NewModel(st, logger), logger, m)
+// Live is the live state streams of Deps.Live: a livestate hub fed by this
+// package's model. Run it beside the server.
+type Live struct {
+	*livestate.Hub
+	m *model // immutable after NewLive; used only through the hub's Do and Update
+}
+
+// NewLive returns the live state hub of the fleet's pages.
+func NewLive(cfg livestate.Config, nc *nats.Conn, st Store, logger *slog.Logger, metrics *livestate.Metrics) (*Live, error) {
+	m := newModel(st, logger)
+	hub, err := livestate.New(cfg, nc, m, logger, metrics)
+	if err != nil {
+		return nil, err
+	}
+	m.update = func(ctx context.Context, land func(livestate.View) []livestate.Fragment) error {
+		return hub.Update(ctx, func(_ livestate.Model, want livestate.View) []livestate.Fragment { return land(want) })
+	}
+	return &Live{Hub: hub, m: m}, nil
 }
 
 // reseedPeriod is how long the store's observed interval is trusted:
@@ -87,24 +113,29 @@ func (lh *liveHost) reseedPeriod(now time.Time) time.Duration {
 // default intervals). Bounded: during learnWindow, every learnReseed.
 func (lh *liveHost) learning(now time.Time) bool {
 	return lh.shownOn && lh.host.Interval == store.DefaultInterval && now.Sub(lh.seeded) < learnWindow &&
-		now.Sub(lh.checked) >= learnReseed && now.Sub(lh.host.LastHeartbeat) > store.OfflineIntervals*store.MinInterval
+		now.Sub(lh.checked) >= learnReseed && liveness.Silent(lh.host.LastHeartbeat, store.MinInterval, now)
 }
 
-// Apply updates the model with one agent event and renders what changed.
+// Apply updates the model with one committed agent event and renders
+// what changed.
 func (m *model) Apply(ctx context.Context, ev livestate.Event, want livestate.View) []livestate.Fragment {
-	lh := m.host(ctx, ev.License, ev.Received, want)
+	lh, out := m.ready(ctx, ev.License, ev.Received, want, &ev)
 	if lh == nil {
-		return nil
+		return out
 	}
+	return append(out, m.apply(lh, ev, want)...)
+}
+
+func (m *model) apply(lh *liveHost, ev livestate.Event, want livestate.View) []livestate.Fragment {
 	var set renderSet
 	switch ev.Kind {
 	case livestate.KindHeartbeat:
-		set = lh.heartbeat(ev.Heartbeat, ev.Received)
+		set = lh.heartbeat(ev.Heartbeat)
 	case livestate.KindGoingOffline:
 		lh.host.GoingOffline = ev.Received
 		set = renderSet{host: true, state: true, insts: lh.order}
 	case livestate.KindStatus:
-		set = lh.status(ev.Instance, ev.Status, ev.Received)
+		set = lh.status(ev.Instance, ev.Status)
 	}
 	lh.touch(set, ev.Received)
 	return m.render(lh, set, want, ev.Received, true)
@@ -116,7 +147,7 @@ func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []
 	var out []livestate.Fragment
 	for license, lh := range m.hosts {
 		if lh.learning(now) {
-			m.host(ctx, license, now, want) // the store may have observed its interval by now
+			out = append(out, m.read(ctx, license, now, want, nil)...) // the store may have observed its interval by now
 		}
 		on := lh.host.Seen && lh.host.OnlineAt(now)
 		if on == lh.shownOn && staleText(lh.host, on, now) == lh.shownOld {
@@ -133,8 +164,7 @@ func (m *model) Tick(ctx context.Context, now time.Time, want livestate.View) []
 func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since time.Time) []livestate.Fragment {
 	now := time.Now()
 	if sub.View == livestate.ViewFleet {
-		m.seedFleet(ctx, now)
-		var out []livestate.Fragment
+		out := m.seedFleet(ctx, now)
 		for _, lh := range m.hosts {
 			if lh.stateAt.After(since) { // telemetry alone comes with the next heartbeat
 				set := renderSet{host: true, fleetNew: lh.seenAt.After(since)}
@@ -143,9 +173,9 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		}
 		return out
 	}
-	lh := m.host(ctx, sub.License, now, sub.View) // seeded now, so the tick watches it
-	if lh == nil {
-		return nil
+	lh, out := m.ready(ctx, sub.License, now, sub.View, nil) // seeded, so the tick watches it
+	if lh == nil || lh.insts == nil {
+		return out
 	}
 	set := renderSet{host: lh.changed.After(since)}
 	for _, id := range lh.order {

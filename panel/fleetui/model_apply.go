@@ -3,7 +3,6 @@ package fleetui
 import (
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/store"
@@ -23,33 +22,16 @@ type renderSet struct {
 	state bool
 }
 
-// heartbeat applies a heartbeat received at now.
-func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) (set renderSet) {
-	h := &lh.host
+// heartbeat applies a committed heartbeat.
+func (lh *liveHost) heartbeat(r *store.HeartbeatRow) (set renderSet) {
+	h, hb, now := &lh.host, &r.Heartbeat, r.Received
 	set = renderSet{host: true, fleetNew: !h.Seen, state: !h.Seen || !h.GoingOffline.IsZero()}
 	if !h.Seen {
 		lh.seenAt = now
 	}
 	before := maps.Clone(h.Counts)
 	defer func() { set.state = set.state || !maps.Equal(before, h.Counts) }()
-	h.Seen, h.Hostname, h.AgentVersion, h.AgentCommit = true, hb.Host.Hostname, hb.Agent.Version, hb.Agent.Commit
-	h.OS, h.Arch, h.CPUPercent, h.CPUCores = hb.Agent.OS, hb.Agent.Arch, hb.Host.CPUPercent, hb.Host.CPUCores
-	h.MemTotalMB, h.MemUsedMB = i64(hb.Host.MemTotalMB), i64(hb.Host.MemUsedMB)
-	h.DiskTotalMB, h.DiskFreeMB = nil, nil
-	if len(hb.Host.Disks) > 0 {
-		var total, free int64
-		for _, d := range hb.Host.Disks {
-			total, free = total+int64(d.TotalMB), free+int64(d.FreeMB)
-		}
-		h.DiskTotalMB, h.DiskFreeMB = &total, &free
-	}
-	if h.FirstSeen.IsZero() {
-		h.FirstSeen = now
-	}
-	if h.Interval <= 0 {
-		h.Interval = store.DefaultInterval // the store's until it has observed one
-	}
-	h.LastHeartbeat, h.GoingOffline, h.Probe = now, time.Time{}, hb.Probe
+	lh.host = store.HostFromHeartbeat(lh.host, *r)
 	if h.CPUPercent != nil && now.Sub(lh.sparkAt) >= sparkEvery {
 		lh.spark = append(lh.spark, *h.CPUPercent)
 		if len(lh.spark) > SparkSamples {
@@ -68,7 +50,7 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) (set renderSet)
 	for i := range hb.Instances {
 		rep := &hb.Instances[i]
 		seen[rep.ID] = true
-		if lh.report(rep, hb.Timestamp) {
+		if lh.report(r, rep) {
 			set.layout = true
 		}
 		set.insts = append(set.insts, rep.ID)
@@ -84,8 +66,9 @@ func (lh *liveHost) heartbeat(hb *wire.Heartbeat, now time.Time) (set renderSet)
 	return set
 }
 
-// report applies one instance of a heartbeat stamped at (agent clock).
-func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) {
+// report applies one instance report of the heartbeat r.
+func (lh *liveHost) report(r *store.HeartbeatRow, rep *wire.InstanceReport) (added bool) {
+	at := r.At()
 	in := lh.insts[rep.ID]
 	if in == nil {
 		in = &store.Instance{License: lh.host.License, ID: rep.ID, State: rep.State, StateSince: at}
@@ -93,19 +76,16 @@ func (lh *liveHost) report(rep *wire.InstanceReport, at time.Time) (added bool) 
 		lh.order = append(lh.order, rep.ID)
 		added = true
 	}
-	in.Game, in.Label = rep.Game, rep.Label
 	if at.Before(in.StateSince) {
+		in.Game, in.Label = rep.Game, rep.Label
 		return added // a status event newer than this heartbeat already set the state
 	}
-	if in.State != rep.State {
-		in.State, in.StateSince = rep.State, at
-	}
-	in.PID, in.UptimeSeconds, in.CPUPercent, in.RSSMB, in.UpdatedAt = rep.PID, rep.UptimeSeconds, rep.CPUPercent, i64(rep.RSSMB), at
+	*in = store.InstanceFromReport(*in, r, *rep)
 	return added
 }
 
-// status applies an instance's status event.
-func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) renderSet {
+// status applies an instance's committed status event.
+func (lh *liveHost) status(id string, e *store.Event) renderSet {
 	set := renderSet{host: true, state: true, insts: []string{id}, timeline: []string{id}}
 	if lh.insts == nil {
 		return set // a fleet-view host: its counts follow with the next heartbeat
@@ -117,11 +97,7 @@ func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) rende
 		lh.order = append(lh.order, id)
 		set.layout = true
 	}
-	at := ev.Timestamp
-	if at.IsZero() {
-		at = now
-	}
-	e := ev.Event
+	at := e.At
 	in.State, in.StateSince, in.PID, in.CrashCount, in.LastMessage = e.State, at, e.PID, e.CrashCount, e.Message
 	if !e.State.Up() || e.State == wire.StateStarting {
 		in.UptimeSeconds, in.UpdatedAt = 0, at
@@ -131,12 +107,4 @@ func (lh *liveHost) status(id string, ev *wire.StatusEvent, now time.Time) rende
 	}
 	lh.counts()
 	return set
-}
-
-func i64(v *uint64) *int64 {
-	if v == nil {
-		return nil
-	}
-	n := int64(*v)
-	return &n
 }

@@ -20,9 +20,9 @@ const allViews = livestate.ViewFleet | livestate.ViewHost | livestate.ViewInstan
 func heartbeatEvent(license string, at time.Time, st wire.State) livestate.Event {
 	cpu := 5.0
 	return livestate.Event{Kind: livestate.KindHeartbeat, License: license, Received: at,
-		Heartbeat: &wire.Heartbeat{Schema: wire.Schema, Timestamp: at, Agent: wire.AgentInfo{Version: "v1"},
+		Heartbeat: &store.HeartbeatRow{License: license, Received: at, Heartbeat: wire.Heartbeat{Schema: wire.Schema, Timestamp: at, Agent: wire.AgentInfo{Version: "v1"},
 			Host:      wire.HostInfo{Hostname: "box", CPUPercent: &cpu},
-			Instances: []wire.InstanceReport{{ID: "game1", Game: "generic", State: st, PID: 7}}}}
+			Instances: []wire.InstanceReport{{ID: "game1", Game: "generic", State: st, PID: 7}}}}}
 }
 
 func find(frags []livestate.Fragment, name string) (livestate.Fragment, bool) {
@@ -91,12 +91,12 @@ func TestModel_StatusEventWinsOverAnOlderHeartbeat(t *testing.T) {
 	ctx, t0 := context.Background(), time.Now()
 	m.Apply(ctx, heartbeatEvent("lic-a", t0, wire.StateRunning), allViews)
 	frags := m.Apply(ctx, livestate.Event{Kind: livestate.KindStatus, License: "lic-a", Instance: "game1", Received: t0.Add(2 * time.Second),
-		Status: &wire.StatusEvent{Timestamp: t0.Add(2 * time.Second), InstanceID: "game1", Event: wire.StateEvent{State: wire.StateStopping, PID: 7}}}, allViews)
+		Status: &store.Event{License: "lic-a", Instance: "game1", At: t0.Add(2 * time.Second), State: wire.StateStopping, PID: 7}}, allViews)
 	if _, ok := find(frags, "tl-game1"); !ok {
 		t.Fatalf("status: no timeline event in %v", names(frags))
 	}
 	old := heartbeatEvent("lic-a", t0.Add(time.Second), wire.StateRunning)
-	old.Received = t0.Add(3 * time.Second)
+	old.Received, old.Heartbeat.Received = t0.Add(3*time.Second), t0.Add(3*time.Second)
 	frags = m.Apply(ctx, old, allViews)
 	if b, ok := find(frags, "badge-game1"); ok {
 		t.Fatalf("an older heartbeat changed the badge back: %q", b.HTML)
@@ -174,7 +174,7 @@ func TestModel_ProbesFromTheLastHeartbeat(t *testing.T) {
 	_, m := modelPanel(t)
 	ev := heartbeatEvent("lic-a", time.Now(), wire.StateRunning)
 	lat := 1.25
-	ev.Heartbeat.Probe = &wire.ProbeReport{Timestamp: time.Now(), Results: []wire.ProbeResult{
+	ev.Heartbeat.Heartbeat.Probe = &wire.ProbeReport{Timestamp: time.Now(), Results: []wire.ProbeResult{
 		{Name: "db", Host: "10.0.0.2", Port: 5432, OK: true, LatencyMS: &lat},
 		{Name: "nats", Host: "10.0.0.3", Port: 4222, Error: "connection refused"}}}
 	f, ok := find(m.Apply(context.Background(), ev, livestate.ViewHost), "probes-lic-a")

@@ -54,9 +54,7 @@ func (f *Feature) unknownLicenses(ctx context.Context) []string {
 func fleetQuery(r *http.Request, p *auth.Principal, now time.Time) (ui.FleetPage, store.HostFilter) {
 	q := r.URL.Query()
 	fp := ui.FleetPage{Query: strings.TrimSpace(q.Get("q")), Since: now.UnixMilli(), IsAdmin: p.IsAdmin()}
-	if len(fp.Query) > maxSearch {
-		fp.Query = fp.Query[:maxSearch]
-	}
+	fp.Query = httpx.Truncate(fp.Query, maxSearch)
 	switch v := store.Liveness(q.Get("online")); v {
 	case store.OnlineOnly, store.OfflineOnly:
 		fp.Liveness = string(v)
@@ -109,7 +107,7 @@ func (f *Feature) fleetData(ctx context.Context, fp ui.FleetPage, filter store.H
 
 // host serves a host's page.
 func (f *Feature) host(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, _, err := pathIDs(r)
+	license, _, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -132,7 +130,7 @@ func (f *Feature) host(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	}
 	hp := hostPage(h, sparkOf(tail), now)
 	hp.Charts = charts(samples)
-	why := actorWhy(p, license)
+	why := server.WhyNot(p, license)
 	for _, in := range insts {
 		hp.Instances = append(hp.Instances, instanceRow(in, hp.Row.Online, hp.Row.Stale, why, now))
 	}
@@ -153,12 +151,19 @@ func hostPage(h store.Host, spark []float64, now time.Time) ui.HostPage {
 		hp.Interval = ui.Duration(store.ClampInterval(h.Interval))
 	}
 	hp.ProbeAt, hp.Probes = probeRows(h.Probe)
+	hp.Impossible = strings.Join(h.Impossible, "; ")
+	switch {
+	case h.ClockSkew > 0:
+		hp.ClockSkew = ui.Duration(h.ClockSkew) + " ahead"
+	case h.ClockSkew < 0:
+		hp.ClockSkew = ui.Duration(-h.ClockSkew) + " behind"
+	}
 	return hp
 }
 
 // instance serves an instance's overview tab.
 func (f *Feature) instance(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, id, err := pathIDs(r)
+	license, id, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
@@ -197,7 +202,7 @@ func head(ctx context.Context, st Store, license, id string, p *auth.Principal, 
 		return ui.InstanceHead{}, store.Instance{}, notFound(err, "host %s has no instance %s", license, id)
 	}
 	row := hostRow(h, nil, now)
-	why := actorWhy(p, license)
+	why := server.WhyNot(p, license)
 	return ui.InstanceHead{
 		License: license, Instance: id, Label: in.Label, Game: in.Game, State: string(in.State),
 		StateSince: in.StateSince, Uptime: time.Duration(in.UptimeSeconds) * time.Second, CrashCount: in.CrashCount,

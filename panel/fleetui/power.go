@@ -15,38 +15,25 @@ import (
 	"github.com/corrosion/corrosion/web/ui"
 )
 
-// PowerAction is one of the agent's power funcs.
-type PowerAction string
-
-// The power actions (docs/wire-protocol.md: start, stop, restart, kill).
-const (
-	Start   PowerAction = "start"
-	Stop    PowerAction = "stop"
-	Restart PowerAction = "restart"
-	Kill    PowerAction = "kill"
-)
-
-func (a PowerAction) valid() bool { return a == Start || a == Stop || a == Restart || a == Kill }
-
 // power serves POST …/power (form field action). It returns as soon as
 // the agent accepted or refused the action (no "wait"): the new state
 // reaches the page over the live stream. A refusal is an error in words.
 func (f *Feature) power(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	license, id, err := pathIDs(r)
+	license, id, err := server.PathIDs(r)
 	if err != nil {
 		return err
 	}
-	action := PowerAction(r.PostFormValue("action"))
-	server.SetAuditTarget(r, string(action))
-	if !action.valid() {
+	action := r.PostFormValue("action")
+	server.SetAuditTarget(r, action)
+	if !wire.IsPowerFunc(action) {
 		return httpx.Errorf(http.StatusBadRequest, "unknown power action %q: use start, stop, restart or kill", action)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), powerTimeout)
 	defer cancel()
-	if err := f.d.Agents.Instance(ctx, license, id, string(action), nil, nil); err != nil {
+	if err := f.d.Agents.Instance(ctx, license, id, action, nil, nil); err != nil {
 		return powerError(err)
 	}
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}

@@ -10,13 +10,14 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/corrosion/corrosion/panel/livestate"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/store"
 	"github.com/corrosion/corrosion/web/ui"
 )
 
 // viewerWhy is the reason on the power buttons of those who may only view
 // (the streams send the non-actors' variant only to them).
-const viewerWhy = "you are a viewer"
+const viewerWhy = server.WhyViewer
 
 // render turns a renderSet into the fragments of the wanted views, and
 // records what the streams were told of the host's online state. With

@@ -19,17 +19,17 @@ import (
 
 // Warm seeds the live model with the whole fleet now, as the hub's start
 // and the first fleet page's stream do (at most every 2 minutes), and
-// returns when it is done. It waits (until ctx ends) for the hub's Run to
-// start. Tests and benchmarks use it to know the model is warm.
-func Warm(ctx context.Context, hub *livestate.Hub) error {
+// returns when it is done. It reads the store on the caller's goroutine
+// and waits (until ctx ends) for the hub's Run to start. Tests and
+// benchmarks use it to know the model is warm.
+func (l *Live) Warm(ctx context.Context) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		err := hub.Do(ctx, func(lm livestate.Model) {
-			if m, ok := lm.(*model); ok {
-				m.seedFleet(ctx, time.Now())
-			}
-		})
+		err := l.Do(ctx, func(livestate.Model) {})
+		if err == nil {
+			break
+		}
 		if !errors.Is(err, livestate.ErrNotRunning) {
 			return err
 		}
@@ -39,11 +39,28 @@ func Warm(ctx context.Context, hub *livestate.Hub) error {
 		case <-tick.C:
 		}
 	}
+	now := time.Now() // after the hub's start: newer than its own read, which then lands in vain
+	hosts, err := l.m.fetchFleet(ctx, now)
+	return l.Do(ctx, func(livestate.Model) { l.m.seededFleet(hosts, err, now) })
 }
 
-// Start seeds the model with the whole fleet when the hub starts, so the
-// first fleet page already reads its sparklines from memory.
+// Start starts seeding the model with the whole fleet when the hub starts,
+// so the first fleet page already reads its sparklines from memory.
 func (m *model) Start(ctx context.Context) { m.seedFleet(ctx, time.Now()) }
+
+// sparks returns the sparkline points of the licenses the live model
+// holds, and whether it holds the fleet's (it was seeded).
+func (l *Live) sparks(ctx context.Context, licenses []string) (map[string][]float64, bool, error) {
+	var out map[string][]float64
+	var ready bool
+	err := l.Do(ctx, func(livestate.Model) { out, ready = l.m.sparks(licenses), !l.m.fleetSeeded.IsZero() })
+	return out, ready, err
+}
+
+// reseedFleet makes the next fleet stream read the fleet again.
+func (l *Live) reseedFleet(ctx context.Context) error {
+	return l.Do(ctx, func(livestate.Model) { l.m.fleetSeeded = time.Time{} })
+}
 
 // liveSparksReady reports whether the live model holds the fleet's
 // sparklines.
@@ -51,12 +68,7 @@ func (f *Feature) liveSparksReady(ctx context.Context) bool {
 	if f.d.Live == nil {
 		return false
 	}
-	var ready bool
-	err := f.d.Live.Do(ctx, func(lm livestate.Model) {
-		if m, ok := lm.(*model); ok {
-			ready = !m.fleetSeeded.IsZero()
-		}
-	})
+	_, ready, err := f.d.Live.sparks(ctx, nil)
 	return err == nil && ready
 }
 
@@ -67,12 +79,7 @@ func (f *Feature) liveSparks(ctx context.Context, hosts []store.Host, now time.T
 	for i, h := range hosts {
 		ids[i] = h.License
 	}
-	var sparks map[string][]float64
-	err := f.d.Live.Do(ctx, func(lm livestate.Model) {
-		if m, ok := lm.(*model); ok {
-			sparks = m.sparks(ids)
-		}
-	})
+	sparks, _, err := f.d.Live.sparks(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("fleet: sparklines: %w", err)
 	}
@@ -92,11 +99,7 @@ func (f *Feature) liveSparks(ctx context.Context, hosts []store.Host, now time.T
 		return nil
 	}
 	if len(missing)*10 > len(hosts) { // the fleet grew since the model read it: the next fleet stream re-reads it
-		_ = f.d.Live.Do(ctx, func(lm livestate.Model) {
-			if m, ok := lm.(*model); ok {
-				m.fleetSeeded = time.Time{}
-			}
-		})
+		_ = f.d.Live.reseedFleet(ctx)
 	}
 	rest, err := f.d.Store.Hosts(ctx, store.HostFilter{Licenses: missing, Spark: SparkSamples, Now: now})
 	if err != nil {

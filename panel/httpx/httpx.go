@@ -10,6 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/corrosion/corrosion/panel/auth"
 )
@@ -37,9 +40,22 @@ type Route struct {
 	// Audit names the action written to the audit log for every request
 	// that reaches this route (allowed, denied or failed), e.g. "instance.power".
 	// Empty: not audited (reads).
-	Audit   string
-	Handler Handler
+	Audit string
+	// MaxForm bounds a url-encoded form body, which the server reads and
+	// checks before the handler runs; 0: DefaultMaxForm.
+	MaxForm int64
+	// OwnBadInput runs the handler even when the query or form holds text
+	// that is not ValidText (or the form cannot be read); the handler gets
+	// the refusal from server.BadInput and answers it itself (the login
+	// form: a bad form is a failed login, rate-limited and audited).
+	// Otherwise the server answers such a request 400 before the handler.
+	OwnBadInput bool
+	Handler     Handler
 }
+
+// DefaultMaxForm is the largest url-encoded form body a route takes by
+// default (net/http's own bound on ParseForm).
+const DefaultMaxForm = 10 << 20
 
 // Error is an error with an HTTP status and a message meant for the operator.
 type Error struct {
@@ -83,4 +99,46 @@ func StatusOf(err error) int {
 // files, social health...). The server mounts every feature's routes.
 type Feature interface {
 	Routes() []Route
+}
+
+// ValidText reports whether s is text the panel accepts from a request
+// (a query, a form field): valid UTF-8 without NUL bytes. Anything else
+// would reach PostgreSQL, which refuses it, or an agent, which would store
+// it silently changed.
+func ValidText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// CheckValues returns a 400 naming the first field of v (in where: "the
+// address", "the form") whose name or value is not ValidText.
+func CheckValues(where string, v url.Values) error {
+	for k, vs := range v {
+		if !ValidText(k) {
+			return Errorf(http.StatusBadRequest, "%s holds a field name that is not UTF-8 text or holds a NUL byte", where)
+		}
+		for _, s := range vs {
+			if !ValidText(s) {
+				return Errorf(http.StatusBadRequest, "the field %q of %s is not UTF-8 text or holds a NUL byte", k, where)
+			}
+		}
+	}
+	return nil
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary (a cut never
+// splits a character).
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Printable is s made fit to show and store when it is not ValidText:
+// invalid bytes become U+FFFD and NUL bytes are dropped.
+func Printable(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }

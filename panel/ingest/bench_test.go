@@ -106,7 +106,7 @@ func runIngestBench(b *testing.B) ingestRun {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in.SetOnCommit(run.written.onCommit)
+	in.OnCommit(run.written.onCommit)
 	ictx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- in.Run(ictx) }()

@@ -33,17 +33,16 @@ func malformed(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, a...))
 }
 
-// subjectIDs splits corrosion.{license}.{second}.{kind} and checks the
-// license; second is "host" or an instance id.
-func subjectIDs(subject, kind string) (license, second string, err error) {
-	parts := strings.Split(subject, ".")
-	if len(parts) != 4 || parts[0] != "corrosion" || parts[3] != kind {
-		return "", "", malformed("subject %q is not corrosion.{license}.{…}.%s", subject, kind)
+// parseSubject parses a subject (wire.ParseSubject) and checks its kind.
+func parseSubject(subject string, kind wire.SubjectKind) (wire.Subject, error) {
+	s, err := wire.ParseSubject(subject)
+	if err != nil {
+		return wire.Subject{}, malformed("%v", err)
 	}
-	if !wire.ValidLicenseID(parts[1]) {
-		return "", "", malformed("subject %q: license id %q is not [A-Za-z0-9_-]{1,64}", subject, parts[1])
+	if s.Kind != kind {
+		return wire.Subject{}, malformed("subject %q is not a %s subject", subject, kind)
 	}
-	return parts[1], parts[2], nil
+	return s, nil
 }
 
 // knownState reports whether s is a state of the wire protocol.
@@ -59,13 +58,11 @@ func knownState(s wire.State) bool {
 // DecodeHeartbeat decodes a heartbeat received on subject at recv into the
 // row the store writes.
 func DecodeHeartbeat(subject string, data []byte, recv time.Time) (store.HeartbeatRow, error) {
-	license, host, err := subjectIDs(subject, "heartbeat")
+	sub, err := parseSubject(subject, wire.SubjectHeartbeat)
 	if err != nil {
 		return store.HeartbeatRow{}, err
 	}
-	if host != "host" {
-		return store.HeartbeatRow{}, malformed("subject %q is not a host subject", subject)
-	}
+	license := sub.License
 	var hb wire.Heartbeat
 	if err := json.Unmarshal(data, &hb); err != nil {
 		return store.HeartbeatRow{}, malformed("heartbeat from %s: %v", license, err)
@@ -131,25 +128,22 @@ func stripNUL(v any) any {
 // DecodeGoingOffline checks a going_offline beacon's subject (its payload,
 // "{}", carries nothing) and returns its license.
 func DecodeGoingOffline(subject string) (string, error) {
-	license, host, err := subjectIDs(subject, "going_offline")
+	sub, err := parseSubject(subject, wire.SubjectGoingOffline)
 	if err != nil {
 		return "", err
 	}
-	if host != "host" {
-		return "", malformed("subject %q is not a host subject", subject)
-	}
-	return license, nil
+	return sub.License, nil
 }
 
-// DecodeStatus decodes a status event into a timeline event.
-func DecodeStatus(subject string, data []byte) (store.Event, error) {
-	license, instance, err := subjectIDs(subject, "status")
+// DecodeStatus decodes a status event received at recv into a timeline
+// event (store.EventFromStatus: stamped by arrival when the agent's clock
+// is off).
+func DecodeStatus(subject string, data []byte, recv time.Time) (store.Event, error) {
+	sub, err := parseSubject(subject, wire.SubjectStatus)
 	if err != nil {
 		return store.Event{}, err
 	}
-	if !wire.ValidInstanceID(instance) {
-		return store.Event{}, malformed("subject %q: instance id %q is not [a-z0-9_-]{1,64}", subject, instance)
-	}
+	license, instance := sub.License, sub.Instance
 	var ev wire.StatusEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return store.Event{}, malformed("status of %s/%s: %v", license, instance, err)
@@ -162,7 +156,5 @@ func DecodeStatus(subject string, data []byte) (store.Event, error) {
 	case !knownState(ev.Event.State):
 		return store.Event{}, malformed("status of %s/%s: unknown state %q", license, instance, ev.Event.State)
 	}
-	e := ev.Event
-	return store.Event{License: license, Instance: instance, At: ev.Timestamp, State: e.State, ExitCode: e.ExitCode,
-		PID: e.PID, CrashCount: e.CrashCount, Message: e.Message}, nil
+	return store.EventFromStatus(license, instance, ev, recv), nil
 }

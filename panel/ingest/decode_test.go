@@ -21,8 +21,8 @@ func TestDecodeHeartbeat(t *testing.T) {
 	}{
 		{"ok", "corrosion.lic.host.heartbeat", ok, ""},
 		{"bad license", "corrosion.l*c.host.heartbeat", ok, "license id"},
-		{"instance subject", "corrosion.lic.w1.heartbeat", ok, "not a host subject"},
-		{"extra token", "corrosion.lic.host.x.heartbeat", ok, "is not corrosion"},
+		{"instance subject", "corrosion.lic.w1.heartbeat", ok, "unknown instance subject"},
+		{"extra token", "corrosion.lic.host.x.heartbeat", ok, "unknown host subject"},
 		{"not json", "corrosion.lic.host.heartbeat", `{`, "heartbeat from lic"},
 		{"no timestamp", "corrosion.lic.host.heartbeat", `{"schema":2}`, "no timestamp"},
 		{"bad state", "corrosion.lic.host.heartbeat", strings.Replace(ok, "running", "flying", 1), "unknown state"},
@@ -58,7 +58,7 @@ func TestDecodeHeartbeat_CleansJSONForJSONB(t *testing.T) {
 
 func TestDecodeStatus(t *testing.T) {
 	ok := `{"timestamp":"2026-11-24T00:00:00Z","instance_id":"w1","event":{"state":"crashed","exit_code":3,"crash_count":2,"message":"boom"}}`
-	e, err := DecodeStatus("corrosion.lic.w1.status", []byte(ok))
+	e, err := DecodeStatus("corrosion.lic.w1.status", []byte(ok), time.Now())
 	if err != nil || e.State != wire.StateCrashed || *e.ExitCode != 3 || e.CrashCount != 2 || e.Instance != "w1" {
 		t.Fatalf("got %+v, %v", e, err)
 	}
@@ -69,7 +69,7 @@ func TestDecodeStatus(t *testing.T) {
 		"no state":       {"corrosion.lic.w1.status", `{"timestamp":"2026-11-24T00:00:00Z"}`},
 		"array":          {"corrosion.lic.w1.status", `[1]`},
 	} {
-		if _, err := DecodeStatus(c.subject, []byte(c.data)); !errors.Is(err, ErrMalformed) {
+		if _, err := DecodeStatus(c.subject, []byte(c.data), time.Now()); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want malformed", name, err)
 		}
 	}
@@ -122,7 +122,7 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 func FuzzDecodeStatus(f *testing.F) {
 	fuzzSeeds(f, "status")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := DecodeStatus("corrosion.lic.w1.status", data)
+		e, err := DecodeStatus("corrosion.lic.w1.status", data, time.Now())
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("error not malformed: %v", err)

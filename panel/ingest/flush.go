@@ -84,7 +84,7 @@ func (in *Ingester) apply(ctx context.Context, b *store.Batch) error {
 	in.noteUnknown(res.Unknown)
 	in.noteTouched(b.Events)
 	if in.onCommit != nil {
-		in.onCommit(b, committed)
+		in.onCommit(withoutLicenses(b, res.Unknown), committed)
 	}
 	return nil
 }
@@ -107,6 +107,30 @@ func (in *Ingester) noteTouched(evs []store.Event) {
 		}
 		in.touched[store.InstanceKey{License: e.License, Instance: e.Instance}] = struct{}{}
 	}
+}
+
+// withoutLicenses is b without the rows of the licenses in drop.
+func withoutLicenses(b *store.Batch, drop map[string]int64) *store.Batch {
+	if len(drop) == 0 {
+		return b
+	}
+	out := &store.Batch{SampleEvery: b.SampleEvery, Messages: b.Messages}
+	for _, r := range b.Heartbeats {
+		if _, ok := drop[r.License]; !ok {
+			out.Heartbeats = append(out.Heartbeats, r)
+		}
+	}
+	for _, e := range b.Events {
+		if _, ok := drop[e.License]; !ok {
+			out.Events = append(out.Events, e)
+		}
+	}
+	for _, bc := range b.Beacons {
+		if _, ok := drop[bc.License]; !ok {
+			out.Beacons = append(out.Beacons, bc)
+		}
+	}
+	return out
 }
 
 // splitByLicense cuts a batch into one batch per license.

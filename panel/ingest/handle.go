@@ -33,7 +33,7 @@ func (in *Ingester) onGoingOffline(m *nats.Msg) {
 }
 
 func (in *Ingester) onStatus(m *nats.Msg) {
-	e, err := DecodeStatus(m.Subject, m.Data)
+	e, err := DecodeStatus(m.Subject, m.Data, time.Now())
 	if err != nil {
 		in.malformed(KindStatus, err)
 		return

@@ -123,9 +123,15 @@ type Ingester struct {
 	touched map[store.InstanceKey]struct{} // guarded by mu: timelines to trim at the next prune
 	logged  map[string]bool                // guarded by mu: malformed kinds and unknown licenses logged once
 
-	// onCommit, when set (tests and the bench), sees every committed batch.
-	onCommit func(b *store.Batch, committed time.Time) // immutable after New
+	// onCommit, when set, sees what every committed batch wrote (the live
+	// state's feed; the bench's lag).
+	onCommit func(b *store.Batch, committed time.Time) // set before Run, then immutable
 }
+
+// OnCommit makes in call fn with what each committed batch wrote (the
+// messages of licenses the store does not know left out), on the flushing
+// goroutine: fn must not block. Call it before Run.
+func (in *Ingester) OnCommit(fn func(b *store.Batch, committed time.Time)) { in.onCommit = fn }
 
 // Ready is closed once Run has subscribed (and, NATS being up, the server
 // has registered the subscriptions): from then on nothing published is

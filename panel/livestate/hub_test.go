@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/store"
 )
 
 // echoModel renders one fragment per event: its license in its name and
@@ -130,9 +130,8 @@ func TestHub_StreamsCarryOnlyPermittedLicenses(t *testing.T) {
 	_, opHost := serve(t, h, operator, Subscription{View: ViewHost, License: "lic-a"}, nil)
 	nc := ns.Connect(t)
 	for _, l := range []string{"lic-b", "lic-c", "lic-a"} {
-		if err := nc.Publish(wire.GoingOfflineSubject(l), nil); err != nil {
-			t.Fatal(err)
-		}
+		b := &store.Batch{Beacons: []store.Beacon{{License: l, At: time.Now()}}}
+		PublishCommitted(nc, nil)(b, time.Now())
 	}
 	poll.True(t, 10*time.Second, "events arrive", func() bool {
 		return adm.has("event of lic-a") && op.has("event of lic-a") && vw.has("event of lic-a") && opHost.has("event of lic-a")

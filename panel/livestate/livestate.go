@@ -1,10 +1,14 @@
-// Package livestate carries the fleet's live state to open browser pages:
-// per panel replica, plain NATS subscriptions to every agent's heartbeat,
-// going_offline beacon and instance status events feed a Model (the pages'
-// renderer) on one goroutine, and the server-rendered fragments it returns
-// are fanned out to the open Server-Sent Events streams whose principal may
-// see the fragment's license. A ticker lets the Model re-evaluate hosts
-// (a host falling silent turns offline while its page is open).
+// Package livestate carries the fleet's live state to open browser pages.
+// What ingest committed to the store (heartbeats, going_offline beacons,
+// status events: never what it refused) is published by the committing
+// replica (PublishCommitted, ingest's commit hook) and every replica's hub
+// subscribes to it; the hub feeds it to a Model (the pages' renderer) on
+// one goroutine, and the server-rendered fragments it returns are fanned
+// out to the open Server-Sent Events streams whose principal may see the
+// fragment's license. A ticker lets the Model re-evaluate hosts (a host
+// falling silent turns offline while its page is open). The Model reads
+// the store off that goroutine (Update hands the result back), so a slow
+// store read delays no other host's update.
 //
 // Drop policy: the NATS → Model queue and every stream's buffer are
 // bounded. A full queue drops the incoming message; a full stream buffer
@@ -29,6 +33,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/store"
 )
 
 // Kind is what an Event carries.
@@ -41,14 +46,14 @@ const (
 	KindStatus                       // corrosion.{license}.{instance}.status
 )
 
-// Event is one decoded message from an agent.
+// Event is one agent message as ingest committed it to the store.
 type Event struct {
-	Kind      Kind
-	License   string
-	Instance  string    // KindStatus only
-	Received  time.Time // when this replica received it
-	Heartbeat *wire.Heartbeat
-	Status    *wire.StatusEvent
+	Kind      Kind                `json:"kind"`
+	License   string              `json:"license"`
+	Instance  string              `json:"instance,omitempty"` // KindStatus only
+	Received  time.Time           `json:"received"`           // when the panel received it (a status event: committed it)
+	Heartbeat *store.HeartbeatRow `json:"heartbeat,omitempty"`
+	Status    *store.Event        `json:"status,omitempty"`
 }
 
 // View is a kind of page that opens a stream.
@@ -85,7 +90,9 @@ type Fragment struct {
 
 // Model turns events into fragments. Apply and Tick are called on the
 // hub's one goroutine, never concurrently; want is the set of views that
-// have open streams (render nothing for the others).
+// have open streams (render nothing for the others). They never wait for
+// the store: a Model that needs a store read does it on a goroutine of its
+// own and hands the result back with Hub.Update.
 type Model interface {
 	Apply(ctx context.Context, ev Event, want View) []Fragment
 	Tick(ctx context.Context, now time.Time, want View) []Fragment
@@ -93,7 +100,7 @@ type Model interface {
 
 // Starter is implemented by a Model that prepares itself when the hub's
 // Run starts (on the hub's goroutine, after the subscriptions, before the
-// first event), e.g. by reading the store.
+// first event), e.g. by starting a store read.
 type Starter interface {
 	Start(ctx context.Context)
 }
@@ -104,9 +111,6 @@ type Config struct {
 	Buffer    int           // fragments waiting per stream; default 256
 	Tick      time.Duration // how often the Model re-evaluates hosts; default 1 s
 	KeepAlive time.Duration // comment line on an idle stream; default 20 s
-	// Recheck is how often a stream with Subscription.Recheck asks again
-	// who its operator is; default 15 s.
-	Recheck time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -122,15 +126,17 @@ func (c Config) withDefaults() Config {
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 20 * time.Second
 	}
-	if c.Recheck <= 0 {
-		c.Recheck = 15 * time.Second
-	}
 	return c
 }
 
-// Subjects the hub subscribes to (plain subscriptions: every replica sees
-// every message, for its own open streams).
-var Subjects = []string{"corrosion.*.host.heartbeat", "corrosion.*.host.going_offline", "corrosion.*.*.status"}
+// Subject is what the hub subscribes to (a plain subscription: every
+// replica sees what any replica's ingest committed, for its own open
+// streams): corrosion-panel.live.{license}, one committed Event (JSON) per
+// message. Only panel replicas publish there; agents' NATS permissions
+// should stop at corrosion.{license}.>.
+const Subject = subjectPrefix + "*"
+
+const subjectPrefix = "corrosion-panel.live."
 
 // Hub is one replica's live state fan-out.
 type Hub struct {
@@ -141,7 +147,7 @@ type Hub struct {
 	metrics *metrics       // immutable after New
 	queue   chan *nats.Msg // NATS → Run; bounded, see the drop policy
 	joins   chan join      // streams waiting for their snapshot; unbuffered
-	calls   chan call      // Do's functions; unbuffered
+	calls   chan call      // Update's functions; unbuffered
 	lost    atomic.Bool    // a queued message was dropped: every stream refetches
 	running atomic.Bool    // Run is serving joins
 
@@ -171,29 +177,21 @@ func New(cfg Config, nc *nats.Conn, model Model, logger *slog.Logger, m *Metrics
 // subscriptions are removed first (nothing new is queued), then the loop
 // stops; open streams end with their own requests.
 func (h *Hub) Run(ctx context.Context) error {
-	var subs []*nats.Subscription
-	defer func() {
-		for _, s := range subs {
-			_ = s.Unsubscribe()
-		}
-	}()
-	for _, subj := range Subjects {
-		s, err := h.nc.Subscribe(subj, h.enqueue)
-		if err != nil {
-			return fmt.Errorf("livestate: subscribe %s: %w", subj, err)
-		}
-		subs = append(subs, s)
+	sub, err := h.nc.Subscribe(Subject, h.enqueue)
+	if err != nil {
+		return fmt.Errorf("livestate: subscribe %s: %w", Subject, err)
 	}
+	defer func() { _ = sub.Unsubscribe() }()
 	if err := h.nc.Flush(); err != nil {
 		return fmt.Errorf("livestate: flush subscriptions: %w", err)
 	}
+	h.running.Store(true) // before Start: what Start begins may call Update (served by the loop below)
+	defer h.running.Store(false)
 	if st, ok := h.model.(Starter); ok {
 		st.Start(ctx)
 	}
 	tick := time.NewTicker(h.cfg.Tick)
 	defer tick.Stop()
-	h.running.Store(true)
-	defer h.running.Store(false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -201,7 +199,7 @@ func (h *Hub) Run(ctx context.Context) error {
 		case j := <-h.joins:
 			h.handleJoin(ctx, j)
 		case c := <-h.calls:
-			c.fn(h.model)
+			h.fanout(c.fn(h.model, h.wanted()))
 			close(c.done)
 		case m := <-h.queue:
 			h.handle(ctx, m)
@@ -211,11 +209,12 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 }
 
-// ErrNotRunning is returned by Do when the hub's Run is not running.
+// ErrNotRunning is returned by Do and Update when the hub's Run is not
+// running.
 var ErrNotRunning = errors.New("livestate: the hub is not running")
 
 type call struct {
-	fn   func(Model)
+	fn   func(Model, View) []Fragment
 	done chan struct{}
 }
 
@@ -223,6 +222,16 @@ type call struct {
 // (the Model is not safe for use anywhere else), and waits for it. It
 // fails with ErrNotRunning when Run is not running, or with ctx's error.
 func (h *Hub) Do(ctx context.Context, fn func(Model)) error {
+	return h.Update(ctx, func(m Model, _ View) []Fragment {
+		fn(m)
+		return nil
+	})
+}
+
+// Update is Do for a change of the Model's state (a store read that
+// landed): fn gets the views with open streams, and the fragments it
+// returns are fanned out as an event's are.
+func (h *Hub) Update(ctx context.Context, fn func(m Model, want View) []Fragment) error {
 	if !h.running.Load() {
 		return ErrNotRunning
 	}
@@ -247,7 +256,7 @@ func (h *Hub) enqueue(m *nats.Msg) {
 }
 
 func (h *Hub) handle(ctx context.Context, m *nats.Msg) {
-	ev, err := Decode(m.Subject, m.Data, time.Now())
+	ev, err := DecodeCommitted(m.Subject, m.Data)
 	if err != nil {
 		h.metrics.malformed.Inc()
 		h.log.Debug("ignored message", "subject", m.Subject, "err", err)
@@ -269,37 +278,61 @@ func (h *Hub) tick(ctx context.Context, now time.Time) {
 	h.fanout(h.model.Tick(ctx, now, want))
 }
 
-// Decode turns a message on one of Subjects into an Event. It rejects
-// subjects and bodies that do not parse, with an error saying which.
-func Decode(subject string, data []byte, received time.Time) (Event, error) {
-	tok := strings.Split(subject, ".")
-	if len(tok) < 4 || tok[0] != "corrosion" || !wire.ValidLicenseID(tok[1]) {
+// PublishCommitted returns ingest's commit hook: it publishes what a
+// batch committed, one Event per heartbeat, beacon and status event, for
+// every replica's hub. Publishing does not block (the NATS client buffers);
+// a failure is logged at debug level (the pages refetch on reconnect).
+func PublishCommitted(nc *nats.Conn, logger *slog.Logger) func(b *store.Batch, committed time.Time) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	log := logger.With("component", "livestate")
+	pub := func(ev Event) {
+		data, err := json.Marshal(ev)
+		if err == nil {
+			err = nc.Publish(subjectPrefix+ev.License, data)
+		}
+		if err != nil {
+			log.Debug("cannot publish a committed event", "license", ev.License, "err", err)
+		}
+	}
+	return func(b *store.Batch, committed time.Time) {
+		for _, r := range b.Heartbeats {
+			r.JSON = nil // the decoded heartbeat is what the model needs
+			pub(Event{Kind: KindHeartbeat, License: r.License, Received: r.Received, Heartbeat: &r})
+		}
+		for _, bc := range b.Beacons {
+			pub(Event{Kind: KindGoingOffline, License: bc.License, Received: bc.At})
+		}
+		for _, e := range b.Events {
+			pub(Event{Kind: KindStatus, License: e.License, Instance: e.Instance, Received: committed, Status: &e})
+		}
+	}
+}
+
+// DecodeCommitted decodes a message PublishCommitted sent on subject,
+// refusing anything that is not a committed event of the subject's
+// license (a message on that subject is from a panel replica, but NATS is
+// shared with agents: it is checked all the same).
+func DecodeCommitted(subject string, data []byte) (Event, error) {
+	license, ok := strings.CutPrefix(subject, subjectPrefix)
+	if !ok || !wire.ValidLicenseID(license) {
 		return Event{}, fmt.Errorf("unexpected subject %q", subject)
 	}
-	ev := Event{License: tok[1], Received: received}
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return Event{}, fmt.Errorf("decode committed event: %w", err)
+	}
+	if ev.License != license {
+		return Event{}, fmt.Errorf("event of license %q on the subject of %q", ev.License, license)
+	}
 	switch {
-	case len(tok) == 4 && tok[2] == "host" && tok[3] == "heartbeat":
-		ev.Kind = KindHeartbeat
-		ev.Heartbeat = new(wire.Heartbeat)
-		if err := json.Unmarshal(data, ev.Heartbeat); err != nil {
-			return Event{}, fmt.Errorf("decode heartbeat: %w", err)
-		}
-	case len(tok) == 4 && tok[2] == "host" && tok[3] == "going_offline":
-		ev.Kind = KindGoingOffline
-	case len(tok) == 4 && tok[3] == "status" && wire.ValidInstanceID(tok[2]):
-		ev.Kind, ev.Instance = KindStatus, tok[2]
-		ev.Status = new(wire.StatusEvent)
-		if err := json.Unmarshal(data, ev.Status); err != nil {
-			return Event{}, fmt.Errorf("decode status: %w", err)
-		}
-		if ev.Status.InstanceID != "" && ev.Status.InstanceID != ev.Instance {
-			return Event{}, fmt.Errorf("status event for %q on the subject of %q", ev.Status.InstanceID, ev.Instance)
-		}
-		if ev.Status.Event.State == "" {
-			return Event{}, errors.New("status event without a state")
-		}
+	case ev.Kind == KindHeartbeat && ev.Heartbeat != nil && ev.Heartbeat.License == license && ev.Status == nil:
+	case ev.Kind == KindGoingOffline && ev.Heartbeat == nil && ev.Status == nil:
+	case ev.Kind == KindStatus && ev.Status != nil && ev.Heartbeat == nil && wire.ValidInstanceID(ev.Instance) &&
+		ev.Status.License == license && ev.Status.Instance == ev.Instance && ev.Status.State != "":
 	default:
-		return Event{}, fmt.Errorf("unexpected subject %q", subject)
+		return Event{}, fmt.Errorf("malformed committed event of kind %d for %s", ev.Kind, license)
 	}
 	return ev, nil
 }

@@ -11,7 +11,6 @@ type Metrics struct {
 	refetches    prometheus.Counter
 	queueDropped prometheus.Counter
 	malformed    prometheus.Counter
-	revoked      prometheus.Counter
 }
 
 type metrics = Metrics
@@ -30,12 +29,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		queueDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_queue_dropped_total",
 			Help: "Agent messages dropped because the live state queue was full (every stream refetches)."}),
 		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_malformed_total",
-			Help: "Agent messages the live state hub could not decode."}),
-		revoked: prometheus.NewCounter(prometheus.CounterOpts{Name: "corrosion_panel_live_streams_revoked_total",
-			Help: "Live streams ended because their operator logged out or lost a role or grant."}),
+			Help: "Messages on the live state subject the hub could not decode as committed events."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.streams, m.sent, m.dropped, m.refetches, m.queueDropped, m.malformed, m.revoked)
+		reg.MustRegister(m.streams, m.sent, m.dropped, m.refetches, m.queueDropped, m.malformed)
 	}
 	return m
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -23,16 +22,12 @@ type Subscription struct {
 	// (minus SnapshotMargin) are sent at once, so that nothing between the
 	// render and the stream's start is missed. Zero: nothing is sent.
 	Since time.Time
-	// Recheck, when set, is called every Config.Recheck to ask who the
-	// stream's operator is now: a logged-out or disabled operator, or one
-	// whose role or grants changed, has the stream ended (the browser
-	// reconnects with what it may now see, or is refused). An error keeps
-	// the stream (the session store may be briefly unreachable).
-	Recheck func() (*auth.Principal, error)
 }
 
 // SnapshotMargin widens Subscription.Since: the page was rendered from the
-// store, which ingest writes a little after the event reached this replica.
+// store, and what ingest committed reaches the Model a little later (over
+// NATS, from whichever replica committed it): a change the page may lack
+// is sent again rather than missed.
 const SnapshotMargin = 3 * time.Second
 
 // Snapshotter is implemented by a Model that can render the current state
@@ -232,24 +227,12 @@ func (h *Hub) handleJoin(ctx context.Context, j join) {
 func (h *Hub) write(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, s *stream) error {
 	keep := time.NewTicker(h.cfg.KeepAlive)
 	defer keep.Stop()
-	var recheck <-chan time.Time
-	if s.sub.Recheck != nil {
-		t := time.NewTicker(h.cfg.Recheck)
-		defer t.Stop()
-		recheck = t.C
-	}
 	var id uint64
 	for {
 		var b []byte
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-recheck:
-			if p, err := s.sub.Recheck(); err == nil && !samePermissions(p, s.p) {
-				h.metrics.revoked.Inc()
-				return nil
-			}
-			continue
 		case <-keep.C:
 			b = []byte(": keep-alive\n\n")
 		case <-s.dropped:
@@ -270,12 +253,6 @@ func (h *Hub) write(ctx context.Context, w http.ResponseWriter, rc *http.Respons
 			return nil
 		}
 	}
-}
-
-// samePermissions reports whether now may see and do what was, was being
-// the principal a stream was opened with.
-func samePermissions(now, was *auth.Principal) bool {
-	return now != nil && now.UserID == was.UserID && now.Role == was.Role && slices.Equal(now.Licenses, was.Licenses)
 }
 
 // drain discards what the stream holds and returns the refetch event.

@@ -92,7 +92,7 @@ func New(d Deps) *Feature {
 func (f *Feature) Routes() []httpx.Route {
 	rs := []httpx.Route{
 		{Pattern: "GET /login", Need: httpx.Public, Handler: f.page},
-		{Pattern: "POST /login", Need: httpx.Public, Handler: f.login},
+		{Pattern: "POST /login", Need: httpx.Public, MaxForm: maxFormBytes, OwnBadInput: true, Handler: f.login},
 		{Pattern: "POST /logout", Need: httpx.Public, Audit: "logout", Handler: f.logout},
 		{Pattern: "GET /healthz", Need: httpx.Public, Handler: f.healthz},
 	}
@@ -119,11 +119,10 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 // login checks the form, sets the session cookie and goes on to next; a
 // failure shows the form again with the reason in words.
 func (f *Feature) login(w http.ResponseWriter, r *http.Request, _ *auth.Principal) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		return httpx.Wrap(http.StatusBadRequest, "the login form could not be read", err)
-	}
 	form := ui.LoginForm{Name: strings.TrimSpace(r.PostForm.Get("name")), Next: LocalPath(r.PostForm.Get("next"))}
+	if err := server.BadInput(r); err != nil {
+		return f.badInput(w, r, form, err)
+	}
 	password := r.PostForm.Get("password")
 	if form.Name == "" || password == "" {
 		form.Error = "Enter your username and password."
@@ -168,6 +167,25 @@ func (f *Feature) failed(w http.ResponseWriter, r *http.Request, form ui.LoginFo
 	return f.again(w, r, status, form)
 }
 
+// badInput answers a login form that is not text (or cannot be read) as
+// a failed login: 400 with the reason, counted by the rate limit and
+// audited, the name shown and stored as printable text.
+func (f *Feature) badInput(w http.ResponseWriter, r *http.Request, form ui.LoginForm, bad error) error {
+	raw := form.Name
+	form.Name = httpx.Printable(httpx.Truncate(raw, 256))
+	if err := f.d.Sessions.Refuse(r.Context(), raw, auth.RemoteHost(r)); err != nil {
+		return f.failed(w, r, form, err)
+	}
+	var e *httpx.Error
+	if !errors.As(bad, &e) {
+		e = httpx.Wrap(http.StatusBadRequest, "the login form could not be read", bad)
+	}
+	f.logins.WithLabelValues("wrong").Inc()
+	f.audit(r, nil, form.Name, store.AuditDenied, e.Message)
+	form.Error = "The login was refused: " + e.Message + "."
+	return f.again(w, r, e.Status, form)
+}
+
 func (f *Feature) again(w http.ResponseWriter, r *http.Request, status int, form ui.LoginForm) error {
 	return server.Render(w, r, status, ui.LoginPage(server.PageFor(nil, "Sign in", ""), form))
 }
@@ -191,7 +209,7 @@ func (f *Feature) logout(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		return httpx.Wrap(http.StatusInternalServerError, "the panel could not end your session; try again", err)
 	}
 	f.d.Sessions.ClearCookie(w, r)
-	if r.Header.Get("HX-Request") == "true" {
+	if server.IsHTMX(r) {
 		w.Header().Set("HX-Redirect", "/login?loggedout=1")
 		w.WriteHeader(http.StatusNoContent)
 		return nil

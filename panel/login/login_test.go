@@ -242,3 +242,30 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestLogin_FormThatIsNotTextIsAFailedLogin: a name that is not UTF-8 or
+// holds NUL answers 400 in words, is audited, and counts toward the
+// lockout like a wrong password (it answered 500, unaudited and not
+// rate-limited). Issue 17 point 6.
+func TestLogin_FormThatIsNotTextIsAFailedLogin(t *testing.T) {
+	p := paneltest.Start(t, paneltest.Options{})
+	p.AddUser(t, "admin", auth.RoleAdmin)
+	c := p.AnonClient(t)
+	for i, name := range []string{"admin\xff", "ad\x00min", "admin\xff", "admin\xff"} {
+		status, body := c.PostForm("/login", url.Values{"name": {name}, "password": {"whatever it is"}})
+		if status != http.StatusBadRequest || !strings.Contains(body, "not UTF-8 text or holds a NUL byte") {
+			t.Fatalf("attempt %d (%q) = %d, want 400 in words:\n%s", i+1, name, status, grepLines(body, "error"))
+		}
+	}
+	// The fifth failure from the address locks it, as a fifth wrong password does.
+	if status, _ := c.PostForm("/login", url.Values{"name": {"admin\xff"}, "password": {"x"}}); status != http.StatusTooManyRequests {
+		t.Fatalf("fifth bad form = %d, want 429", status)
+	}
+	rows := loginRows(t, p)
+	if len(rows) != 5 || rows[0].Result != store.AuditDenied || rows[0].Target != "admin\uFFFD" || rows[1].Target != "admin\uFFFD" || rows[3].Target != "admin" {
+		t.Fatalf("audit rows %+v", rows)
+	}
+	if status, _ := c.PostForm("/login", url.Values{"name": {"admin"}, "password": {"well-formed"}}); status != http.StatusTooManyRequests {
+		t.Fatalf("a well-formed attempt from the locked address = %d, want 429", status)
+	}
+}

@@ -143,7 +143,7 @@ func (a *Agent) Start() {
 	}
 	defer nc.Close()
 	poll.Until(a.t, 20*time.Second, func() error {
-		_, err := nc.Request(wire.HostCmdSubject(a.License), []byte(`{"func":"ping"}`), time.Second)
+		_, err := nc.Request(wire.HostCmdSubject(a.License), []byte(`{"func":"`+wire.FuncPing+`"}`), time.Second)
 		if err != nil {
 			return fmt.Errorf("agent %s does not answer ping: %w\n%s", a.License, err, a.Output())
 		}

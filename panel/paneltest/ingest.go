@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/panel/ingest"
+	"github.com/corrosion/corrosion/panel/livestate"
 )
 
 // StartIngest runs an ingester for this server life (flushing every 50 ms,
@@ -17,6 +18,7 @@ func StartIngest(t testing.TB, d Deps) *ingest.Ingester {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ing.OnCommit(livestate.PublishCommitted(d.NC, d.Logger)) // as corrosion-panel serve wires it
 	d.Go(func(ctx context.Context) { _ = ing.Run(ctx) })
 	select {
 	case <-ing.Ready():

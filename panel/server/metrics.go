@@ -12,6 +12,9 @@ import (
 type metrics struct {
 	latency    *prometheus.HistogramVec // by route pattern and status class
 	csrfDenied prometheus.Counter
+	// deniedUnwritten counts refused reads whose DeniedAction row was not
+	// written: their caller was over the per-minute budget.
+	deniedUnwritten prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -25,9 +28,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "corrosion_panel_csrf_denied_total",
 			Help: "State-changing requests refused as cross-origin.",
 		}),
+		deniedUnwritten: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "corrosion_panel_audit_denied_unwritten_total",
+			Help: "Refused reads not written to the audit log: their operator was over the budget of denied rows a minute (counted on their next row).",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.latency, m.csrfDenied)
+		reg.MustRegister(m.latency, m.csrfDenied, m.deniedUnwritten)
 	}
 	return m
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/corrosion/corrosion/panel/auth"
@@ -41,12 +42,23 @@ func (s *Server) route(rt httpx.Route) http.Handler {
 			s.metrics.observe(rt.Pattern, start, http.StatusSeeOther)
 			return
 		}
+		if err := checkInput(w, r, rt); err != nil {
+			if !rt.OwnBadInput {
+				s.audit(r, rt, p, store.AuditDenied, errMessage(err))
+				s.fail(w, r, p, err)
+				s.metrics.observe(rt.Pattern, start, httpx.StatusOf(err))
+				return
+			}
+			r = withBadInput(r, err)
+		}
 		if err := allowed(rt.Need, p, r.PathValue("license")); err != nil {
 			s.audit(r, rt, p, store.AuditDenied, err.Error())
 			s.fail(w, r, p, err)
 			s.metrics.observe(rt.Pattern, start, http.StatusForbidden)
 			return
 		}
+		r, unwatch := s.watches.start(r, p)
+		defer unwatch()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		err = rt.Handler(rec, r, p)
 		switch {
@@ -81,36 +93,52 @@ func allowed(need httpx.Need, p *auth.Principal, license string) error {
 			return httpx.Errorf(http.StatusForbidden, "only admins can do that")
 		}
 	case httpx.Act:
-		if p.Role == auth.RoleViewer {
-			return httpx.Errorf(http.StatusForbidden, "you are a viewer")
-		}
-		if license != "" && !p.CanAct(license) {
-			return httpx.Errorf(http.StatusForbidden, "you have no grant for license %s", license)
+		if why := WhyNot(p, license); why != "" {
+			return httpx.Errorf(http.StatusForbidden, "%s", why)
 		}
 	case httpx.View:
 		if license != "" && !p.CanView(license) {
-			return httpx.Errorf(http.StatusForbidden, "you have no grant for license %s", license)
+			return httpx.Errorf(http.StatusForbidden, "%s", noGrant(license))
 		}
 	}
 	return nil
 }
 
-// audit writes the audit row of an audited route. A failed write is
+// audit writes the audit row of a request: every request to a route with
+// an Audit action, and every refusal of a logged-in operator on any other
+// route (as DeniedAction, at most deniedPerMinute a minute per operator).
+// An anonymous request to a read is not a refusal of anyone: it is sent
+// to the login page, where attempts are audited. A failed write is
 // logged: the operator's action has happened either way.
 func (s *Server) audit(r *http.Request, rt httpx.Route, p *auth.Principal, res store.AuditResult, detail string) {
-	if rt.Audit == "" {
-		return
-	}
+	now := time.Now()
 	e := store.AuditEntry{
-		At: time.Now(), RemoteAddr: remoteAddr(r), Action: rt.Audit,
+		At: now, RemoteAddr: remoteAddr(r), Action: rt.Audit,
 		License: r.PathValue("license"), Instance: r.PathValue("instance"),
 		Target: AuditTarget(r), Result: res, Detail: detail,
+	}
+	if rt.Audit == "" {
+		if res != store.AuditDenied || p == nil {
+			return
+		}
+		ok, note := s.denials.take(now, "user:"+strconv.FormatInt(p.UserID, 10))
+		if !ok {
+			s.metrics.deniedUnwritten.Inc()
+			return
+		}
+		e.Action, e.Target = DeniedAction, r.Method+" "+r.URL.Path
+		if note != "" {
+			e.Detail += " (" + note + ")"
+		}
 	}
 	if p != nil {
 		e.UserID, e.UserName = p.UserID, p.Name
 	}
+	// A refused request's path may hold what PostgreSQL refuses to store.
+	e.License, e.Instance = httpx.Printable(e.License), httpx.Printable(e.Instance)
+	e.Target, e.Detail = httpx.Printable(e.Target), httpx.Printable(e.Detail)
 	if err := s.deps.Audit.RecordAudit(context.WithoutCancel(r.Context()), e); err != nil {
-		s.log.Error("audit write failed", "action", rt.Audit, "err", err)
+		s.log.Error("audit write failed", "action", e.Action, "err", err)
 	}
 }
 
@@ -146,7 +174,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *auth.Principal,
 		// the operator in words: not the panel's own failure.
 		s.log.Info("request not served", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
-	if isHTMX(r) || r.Header.Get("Accept") == "text/event-stream" || r.Method != http.MethodGet {
+	if IsHTMX(r) || r.Header.Get("Accept") == "text/event-stream" || r.Method != http.MethodGet {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)

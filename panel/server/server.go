@@ -51,6 +51,12 @@ type Config struct {
 	// audit log and the failed-login rate limit. Empty: the TCP peer is
 	// the client, and X-Forwarded-For is ignored (it is easily forged).
 	TrustedProxies []string
+	// SessionRecheck is how often a request still running (a live
+	// stream) asks again who its operator is, ending when they logged
+	// out, their session expired or was revoked, or their role or grants
+	// changed; 0: DefaultSessionRecheck. A logout on this replica ends
+	// its session's streams at once.
+	SessionRecheck time.Duration
 }
 
 // Deps are the parts the server wires together.
@@ -69,6 +75,8 @@ type Server struct {
 	log     *slog.Logger // immutable after New
 	handler http.Handler // the whole chain; immutable after New
 	metrics *metrics     // immutable after New
+	watches *watches     // immutable after New
+	denials *denials     // immutable after New; the budget of DeniedAction rows
 }
 
 // New builds the server: every feature's routes on one mux, behind the
@@ -81,7 +89,8 @@ func New(cfg Config, deps Deps) (s *Server, err error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
-	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry)}
+	s = &Server{cfg: cfg, deps: deps, log: deps.Logger.With("component", "server"), metrics: newMetrics(deps.Registry),
+		watches: newWatches(deps.Auth, cfg.SessionRecheck), denials: newDenials()}
 	mux := http.NewServeMux()
 	defer func() {
 		if r := recover(); r != nil { // ServeMux panics on a bad or duplicate pattern
@@ -180,10 +189,6 @@ func notFound(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	return httpx.Errorf(http.StatusNotFound, "there is no page at %s", r.URL.Path)
 }
 
-// isHTMX reports whether the request came from htmx (render fragments and
-// plain-text errors rather than whole pages).
-func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
-
 // PageFor is the frame data of a page for a principal.
 func PageFor(p *auth.Principal, title string, nav ui.Nav) ui.Page {
 	pg := ui.Page{Title: title, Nav: nav}
@@ -214,7 +219,7 @@ func loginRedirect(w http.ResponseWriter, r *http.Request) {
 		next = "/"
 	}
 	target := "/login?next=" + urlQueryEscape(next)
-	if isHTMX(r) {
+	if IsHTMX(r) {
 		w.Header().Set("HX-Redirect", target)
 		w.WriteHeader(http.StatusUnauthorized)
 		return

@@ -271,3 +271,69 @@ func TestServer_HandlerErrorsInWords(t *testing.T) {
 		t.Fatal("the 404 page of a logged-in operator has no navigation")
 	}
 }
+
+// TestServer_DeniedReadsAreAudited: a refused GET (another license's host,
+// an admin page) is audited as DeniedAction naming the user, the request
+// and the reason, though the route has no audit action of its own; a
+// flood of them writes at most the per-caller budget. Issue 17 point 1.
+func TestServer_DeniedReadsAreAudited(t *testing.T) {
+	f := start(t, paneltest.Options{})
+	op := f.client(t, "otto", auth.RoleOperator, "lic-a")
+	if status, _ := op.Get("/hosts/lic-a/thing"); status != http.StatusOK {
+		t.Fatalf("granted GET = %d", status)
+	}
+	for _, path := range []string{"/hosts/lic-b/thing", "/adminonly"} {
+		if status, _ := op.Get(path); status != http.StatusForbidden {
+			t.Fatalf("GET %s = %d, want 403", path, status)
+		}
+	}
+	rows := f.audit(t, server.DeniedAction)
+	if len(rows) != 2 {
+		t.Fatalf("%d denied rows, want 2: %+v", len(rows), rows)
+	}
+	admin, host := rows[0], rows[1] // newest first
+	if host.UserName != "otto" || host.Result != store.AuditDenied || host.Target != "GET /hosts/lic-b/thing" ||
+		host.License != "lic-b" || !strings.Contains(host.Detail, "no grant for license lic-b") {
+		t.Errorf("host row %+v", host)
+	}
+	if admin.UserName != "otto" || admin.Target != "GET /adminonly" || !strings.Contains(admin.Detail, "only admins") {
+		t.Errorf("admin row %+v", admin)
+	}
+	for range 100 {
+		op.Get("/hosts/lic-b/thing")
+	}
+	if n := len(f.audit(t, server.DeniedAction)); n > 30 {
+		t.Fatalf("100 more refused GETs wrote %d denied rows in all, want at most the budget of 30", n)
+	}
+	// A granted read and an anonymous one write nothing.
+	f.p.AnonClient(t).Get("/hosts/lic-a/thing")
+	if rows := f.audit(t, server.DeniedAction); rows[0].UserName != "otto" {
+		t.Fatalf("anonymous read audited: %+v", rows[0])
+	}
+}
+
+// TestServer_InputThatIsNotTextRefusedAtTheEdge: a query, form or path
+// that is not UTF-8 text, or holds NUL, is a 400 in words before any
+// handler runs, audited when the route is. Issue 17 point 6.
+func TestServer_InputThatIsNotTextRefusedAtTheEdge(t *testing.T) {
+	f := start(t, paneltest.Options{})
+	op := f.client(t, "otto", auth.RoleOperator, "lic-a")
+	for _, path := range []string{"/things?q=%FF%FE", "/things?q=a%00b", "/things?%FF=1", "/hosts/lic%FF/thing"} {
+		if status, body := op.Get(path); status != http.StatusBadRequest || !strings.Contains(body, "not UTF-8 text or holds a NUL byte") {
+			t.Errorf("GET %s = %d %q, want 400 in words", path, status, body)
+		}
+	}
+	if status, body := op.PostForm("/hosts/lic-a/thing", url.Values{"note": {"a\x00b"}}); status != http.StatusBadRequest ||
+		!strings.Contains(body, `the field "note" of the form`) {
+		t.Errorf("POST with NUL = %d %q", status, body)
+	}
+	if f.acts.Load() != 0 {
+		t.Fatal("a handler ran on bad input")
+	}
+	if rows := f.audit(t, "thing.act"); len(rows) != 1 || rows[0].Result != store.AuditDenied {
+		t.Fatalf("audit %+v", rows)
+	}
+	if status, _ := op.Get("/things?q=" + url.QueryEscape("café")); status != http.StatusOK {
+		t.Fatalf("text query = %d", status)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/ether/health"
+	"github.com/corrosion/corrosion/panel/liveness"
 )
 
 // The subjects the collector listens on: every cluster's health snapshots
@@ -30,7 +31,6 @@ const (
 	DefaultInterval = 5 * time.Second  // ether's default --health-interval, until a gap is observed
 	minInterval     = time.Second      // clamp of the observed gap
 	maxInterval     = 10 * time.Minute // clamp of the observed gap
-	SilentFactor    = 3                // a node silent for SilentFactor × its interval is down
 	ForgetAfter     = 24 * time.Hour   // a node silent this long is dropped from the page
 	MaxNodes        = 1024             // nodes tracked at most; snapshots of further nodes are refused
 )
@@ -231,7 +231,7 @@ type NodeStatus struct {
 	Snap          health.Snapshot // the last snapshot (read-only)
 	Received      time.Time
 	Interval      time.Duration
-	Down          bool      // silent for SilentFactor × Interval, or stopped cleanly
+	Down          bool      // silent for liveness.Factor × Interval, or stopped cleanly
 	Stopped       bool      // a clean-stop beacon came after the last snapshot
 	DownSince     time.Time // the last snapshot, or the beacon
 	PMRate        float64
@@ -263,15 +263,10 @@ func (st *nodeState) status(k nodeKey, now time.Time) NodeStatus {
 	switch {
 	case !st.stoppedAt.IsZero():
 		ns.Down, ns.Stopped, ns.DownSince = true, true, st.stoppedAt
-	case IsSilent(st.received, st.interval, now):
+	case liveness.Silent(st.received, st.interval, now):
 		ns.Down, ns.DownSince = true, st.received
 	}
 	return ns
-}
-
-// IsSilent is the down rule: nothing heard for SilentFactor × interval.
-func IsSilent(last time.Time, interval time.Duration, now time.Time) bool {
-	return now.Sub(last) > SilentFactor*interval
 }
 
 // Listening reports whether the collector is subscribed over a connected

@@ -5,14 +5,12 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/panel/liveness"
 )
 
 // The offline rule's bounds (docs/wire-protocol.md: a host is offline when
 // its last heartbeat is older than three heartbeat intervals).
 const (
-	// OfflineIntervals is how many observed intervals of silence make a host
-	// offline.
-	OfflineIntervals = 3
 	// MinInterval and MaxInterval clamp the observed heartbeat interval.
 	MinInterval = 5 * time.Second
 	MaxInterval = 600 * time.Second
@@ -34,15 +32,9 @@ func ClampInterval(d time.Duration) time.Duration {
 	return d
 }
 
-// HostDeadline is when a host whose last heartbeat the panel received at
-// lastHeartbeat goes offline by silence.
-func HostDeadline(lastHeartbeat time.Time, interval time.Duration) time.Time {
-	return lastHeartbeat.Add(OfflineIntervals * ClampInterval(interval))
-}
-
 // HostOnline is THE offline rule, the one every page uses: a host is online
 // when it has sent a heartbeat, that heartbeat is no older than
-// OfflineIntervals × its observed interval at now, and no going_offline
+// liveness.Factor × its observed interval at now, and no going_offline
 // beacon arrived after it. goingOffline is zero when there is no beacon.
 func HostOnline(lastHeartbeat time.Time, interval time.Duration, goingOffline, now time.Time) bool {
 	if lastHeartbeat.IsZero() {
@@ -51,7 +43,7 @@ func HostOnline(lastHeartbeat time.Time, interval time.Duration, goingOffline, n
 	if !goingOffline.IsZero() && !goingOffline.Before(lastHeartbeat) {
 		return false
 	}
-	return !now.After(HostDeadline(lastHeartbeat, interval))
+	return !liveness.Silent(lastHeartbeat, ClampInterval(interval), now)
 }
 
 // Host is one license (one agent's host) with its latest state.
@@ -76,6 +68,12 @@ type Host struct {
 	LastHeartbeat time.Time     // when the panel received it
 	Interval      time.Duration // observed heartbeat interval (DefaultInterval until known)
 	GoingOffline  time.Time     // the last going_offline beacon; zero: none since the last heartbeat
+	// Impossible names the values of the last heartbeat that cannot be
+	// (clamped in the fields above); ClockSkew is how far the agent's
+	// clock was ahead of the panel's (negative: behind) when beyond
+	// MaxClockSkew, 0 otherwise (HostFromHeartbeat).
+	Impossible []string
+	ClockSkew  time.Duration
 	// Online is HostOnline at the time of the read.
 	Online bool
 	// Counts is the number of the host's instances in each state.

@@ -18,21 +18,28 @@ import (
 const hostColumns = `l.id, l.label, h.license_id IS NOT NULL, coalesce(h.hostname, ''),
 	coalesce(h.agent_version, ''), coalesce(h.agent_commit, ''), coalesce(h.os, ''), coalesce(h.arch, ''),
 	h.cpu_percent, h.cpu_cores, h.mem_total_mb, h.mem_used_mb, h.disk_total_mb, h.disk_free_mb,
-	h.first_seen, h.last_heartbeat, coalesce(h.interval_s, 0), h.going_offline`
+	h.first_seen, h.last_heartbeat, coalesce(h.interval_s, 0), h.going_offline, coalesce(h.impossible, ''),
+	coalesce(h.clock_skew_ms, 0)`
 
 // scanHost scans hostColumns, then any extra columns into extra.
 func scanHost(row pgx.Row, extra ...any) (Host, error) {
 	var h Host
 	var first, last, going *time.Time
 	var interval float64
+	var impossible string
+	var skewMS int64
 	dest := []any{&h.License, &h.Label, &h.Seen, &h.Hostname, &h.AgentVersion, &h.AgentCommit, &h.OS, &h.Arch,
 		&h.CPUPercent, &h.CPUCores, &h.MemTotalMB, &h.MemUsedMB, &h.DiskTotalMB, &h.DiskFreeMB}
-	dest = append(dest, &first, &last, &interval, &going)
+	dest = append(dest, &first, &last, &interval, &going, &impossible, &skewMS)
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return Host{}, err
 	}
 	h.FirstSeen, h.LastHeartbeat, h.GoingOffline = deref(first), deref(last), deref(going)
 	h.Interval = time.Duration(interval * float64(time.Second))
+	h.ClockSkew = time.Duration(skewMS) * time.Millisecond
+	if impossible != "" {
+		h.Impossible = strings.Split(impossible, "\n")
+	}
 	if h.Seen {
 		h.Interval = ClampInterval(h.Interval)
 	}

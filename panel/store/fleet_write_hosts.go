@@ -78,7 +78,7 @@ func planHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	}
 	ids, ats, received := make([]string, n), make([]time.Time, n), make([]time.Time, n)
 	for i, r := range b.Heartbeats {
-		ids[i], ats[i], received[i] = r.License, r.Heartbeat.Timestamp, r.Received
+		ids[i], ats[i], received[i] = r.License, r.At(), r.Received
 	}
 	rows, err := tx.Query(ctx, `SELECT u.l,
 			h.license_id IS NULL OR h.instances_sig IS DISTINCT FROM u.sig OR h.instances_at <= u.at - $5::interval,
@@ -103,13 +103,14 @@ func planHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	return nil
 }
 
-// hostRows is the batch's hosts as a relation u (parameters $1 … $17); the
-// heartbeat stays text until a statement needs it as jsonb.
+// hostRows is the batch's hosts as a relation u (parameters $1 … $17, $19
+// and $20; $18 is the sample bucket); the heartbeat stays text until a
+// statement needs it as jsonb.
 const hostRows = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int4[],
 		$9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::text[], $14::timestamptz[], $15::int8[], $16::bool[],
-		$17::timestamptz[])
+		$17::timestamptz[], $19::text[], $20::int8[])
 	AS u(license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores,
-		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, sig, due, at)`
+		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, sig, due, at, impossible, skew_ms)`
 
 // hostReturning is what ins and upd (as h) return for the samples.
 const hostReturning = `RETURNING h.license_id, h.last_heartbeat, h.cpu_percent, h.mem_used_mb, h.mem_total_mb, h.disk_free_mb,
@@ -118,10 +119,10 @@ const hostReturning = `RETURNING h.license_id, h.last_heartbeat, h.cpu_percent, 
 // hostInsert adds the hosts seen for the first time.
 const hostInsert = `INSERT INTO panel_hosts AS h (license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent,
 	cpu_cores, mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, heartbeat_at, first_seen,
-	last_heartbeat, instances_sig, instances_at)
+	last_heartbeat, instances_sig, instances_at, impossible, clock_skew_ms)
 SELECT license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores, mem_total_mb, mem_used_mb,
 	disk_total_mb, disk_free_mb, (CASE WHEN heartbeat = '' THEN '{}' ELSE heartbeat END)::jsonb, received, received,
-	received, sig, at FROM ` + hostRows + `
+	received, sig, at, impossible, skew_ms FROM ` + hostRows + `
 WHERE NOT EXISTS (SELECT 1 FROM panel_hosts o WHERE o.license_id = u.license_id)
 ON CONFLICT (license_id) DO NOTHING ` + hostReturning + `, true AS sampled`
 
@@ -135,7 +136,7 @@ ON CONFLICT (license_id) DO NOTHING ` + hostReturning + `, true AS sampled`
 var hostUpdate = fmt.Sprintf(`UPDATE panel_hosts h SET hostname = u.hostname, agent_version = u.agent_version,
 	agent_commit = u.agent_commit, os = u.os, arch = u.arch, cpu_percent = u.cpu_percent,
 	cpu_cores = u.cpu_cores, mem_total_mb = u.mem_total_mb, mem_used_mb = u.mem_used_mb,
-	disk_total_mb = u.disk_total_mb, disk_free_mb = u.disk_free_mb,
+	disk_total_mb = u.disk_total_mb, disk_free_mb = u.disk_free_mb, impossible = u.impossible, clock_skew_ms = u.skew_ms,
 	heartbeat = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
 		THEN u.heartbeat::jsonb ELSE h.heartbeat END,
 	heartbeat_at = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
@@ -174,24 +175,23 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	cpus, cores := make([]*float64, n), make([]*int32, n)
 	memT, memU, diskT, diskF := make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
 	raws, received, due, ats := make([]string, n), make([]time.Time, n), make([]bool, n), make([]time.Time, n)
+	impossible, skews := make([]string, n), make([]int64, n)
 	for i, r := range b.Heartbeats {
-		hb := &r.Heartbeat
-		ids[i], hostnames[i] = r.License, pgText(hb.Host.Hostname)
-		versions[i], commits[i] = pgText(hb.Agent.Version), pgText(hb.Agent.Commit)
-		oses[i], arches[i] = pgText(hb.Agent.OS), pgText(hb.Agent.Arch)
-		cpus[i], memT[i], memU[i] = hb.Host.CPUPercent, mb(hb.Host.MemTotalMB), mb(hb.Host.MemUsedMB)
-		if hb.Host.CPUCores != nil {
-			c := int32(min(max(*hb.Host.CPUCores, 0), 1<<30))
+		h := HostFromHeartbeat(Host{License: r.License}, r)
+		ids[i], hostnames[i], versions[i], commits[i], oses[i], arches[i] = r.License, h.Hostname, h.AgentVersion, h.AgentCommit, h.OS, h.Arch
+		cpus[i], memT[i], memU[i], diskT[i], diskF[i] = h.CPUPercent, h.MemTotalMB, h.MemUsedMB, h.DiskTotalMB, h.DiskFreeMB
+		if h.CPUCores != nil {
+			c := int32(*h.CPUCores)
 			cores[i] = &c
 		}
-		diskT[i], diskF[i] = diskSums(hb.Host.Disks)
-		received[i], due[i], ats[i] = r.Received, p.due[r.License], hb.Timestamp
+		received[i], due[i], ats[i] = r.Received, p.due[r.License], r.At()
+		impossible[i], skews[i] = pgText(impossibleText(h.Impossible)), h.ClockSkew.Milliseconds()
 		if p.full[r.License] {
 			raws[i] = string(r.JSON)
 		}
 	}
 	_, err := tx.Exec(ctx, hostWrite, ids, hostnames, versions, commits, oses, arches, cpus, cores,
-		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery)
+		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery, impossible, skews)
 	if err != nil {
 		return fmt.Errorf("write hosts: %w", err)
 	}

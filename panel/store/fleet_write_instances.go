@@ -13,25 +13,6 @@ import (
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
-// diskSums totals a heartbeat's disks (nil, nil: none reported).
-func diskSums(disks []wire.Disk) (total, free *int64) {
-	if len(disks) == 0 {
-		return nil, nil
-	}
-	var t, f uint64
-	for _, d := range disks {
-		t, f = satAdd(t, d.TotalMB), satAdd(f, d.FreeMB)
-	}
-	return mb(&t), mb(&f)
-}
-
-func satAdd(a, b uint64) uint64 {
-	if a > math.MaxUint64-b {
-		return math.MaxUint64
-	}
-	return a + b
-}
-
 // int4 is an optional integer column value: nil for zero.
 func int4(v int) *int32 {
 	if v == 0 {
@@ -72,11 +53,12 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPl
 		if !p.due[r.License] {
 			continue
 		}
-		at := r.Heartbeat.Timestamp
-		for _, in := range sortedReports(r.Heartbeat.Instances) {
-			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, pgText(in.Game)), append(labels, pgText(in.Label))
-			states, pids, ups = append(states, pgText(string(in.State))), append(pids, int4(in.PID)), append(ups, max(in.UptimeSeconds, 0))
-			cpus, rss, ats = append(cpus, in.CPUPercent), append(rss, mb(in.RSSMB)), append(ats, at)
+		at := r.At()
+		for _, rep := range sortedReports(r.Heartbeat.Instances) {
+			in := InstanceFromReport(Instance{License: r.License}, &r, rep)
+			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, in.Game), append(labels, in.Label)
+			states, pids, ups = append(states, pgText(string(in.State))), append(pids, int4(in.PID)), append(ups, in.UptimeSeconds)
+			cpus, rss, ats = append(cpus, in.CPUPercent), append(rss, in.RSSMB), append(ats, at)
 		}
 	}
 	if len(ls) == 0 {
@@ -117,7 +99,7 @@ func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) 
 			ids[j] = in.ID
 		}
 		// Instance ids are [a-z0-9_-]: a comma joins them unambiguously.
-		hostIDs, hostAts, reported = append(hostIDs, r.License), append(hostAts, r.Heartbeat.Timestamp), append(reported, strings.Join(ids, ","))
+		hostIDs, hostAts, reported = append(hostIDs, r.License), append(hostAts, r.At()), append(reported, strings.Join(ids, ","))
 	}
 	if len(hostIDs) == 0 {
 		return nil

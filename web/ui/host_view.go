@@ -1,6 +1,9 @@
 package ui
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // HostPage is a host page's data.
 type HostPage struct {
@@ -16,6 +19,12 @@ type HostPage struct {
 	Probes      []ProbeRow
 	Instances   []InstanceRow
 	Since       int64 // render time, Unix ms
+	// Impossible names what the last heartbeat reported that cannot be
+	// (shown clamped): "cpu -55.5 %; memory used 9000 MB of 8000 MB".
+	Impossible string
+	// ClockSkew is how far the agent's clock is off when beyond the
+	// panel's bound ("2 h 5 min ahead"); empty within it.
+	ClockSkew string
 }
 
 // Chart is one telemetry chart over the kept history.
@@ -27,7 +36,24 @@ type Chart struct {
 	Values []float64
 	Latest string // the newest value with its unit
 	From   time.Time
-	To     time.Time
+	To     time.Time     // the newest sample's time: Latest's
+	Bucket time.Duration // each point is the maximum over this long; 0: one point per sample
+}
+
+// ChartWindow says what each of a chart's points is, in words.
+func (c Chart) ChartWindow() string {
+	if c.Bucket <= 0 {
+		return "one point per heartbeat"
+	}
+	if c.Bucket >= time.Minute {
+		return "each point the peak of " + Duration(c.Bucket.Round(time.Minute))
+	}
+	return "each point the peak of " + Duration(c.Bucket)
+}
+
+// Ticks are the y axis's labels, top first.
+func (c Chart) Ticks() []string {
+	return []string{strconv.FormatFloat(c.Max, 'f', -1, 64) + " " + c.Unit, strconv.FormatFloat(c.Max/2, 'f', -1, 64) + " " + c.Unit, "0 " + c.Unit}
 }
 
 // ProbeRow is one probe target of the last heartbeat.

@@ -28,10 +28,6 @@ var (
 	ErrNotMigrated    = errors.New("world database is not migrated: run the world's migrate")
 )
 
-// DefaultHashSlotWait is how long a login waits for a hashing slot before
-// ErrBusy: about as long as a classic client waits for its answer.
-const DefaultHashSlotWait = 5 * time.Second
-
 // Options configure a Store.
 type Options struct {
 	// Autoregister creates the account on the first login of an unknown
@@ -40,8 +36,12 @@ type Options struct {
 	// MaxConcurrentHashes bounds the argon2id hashes in flight (each holds
 	// Params.Memory of RAM). Default: GOMAXPROCS.
 	MaxConcurrentHashes int
-	// HashSlotWait is how long a login waits for a slot. Default:
-	// DefaultHashSlotWait.
+	// HashSlotWait is how long a login waits for a slot before ErrBusy.
+	// Default 0: no time bound, a login waits its turn until its ctx ends,
+	// and the caller bounds how many wait (the world's engine: its account
+	// checks in flight, each until its client hangs up). A login waiting
+	// for a slot is queued, not failed: in a reconnect storm of a world
+	// restart, the hashes are the work and every login gets its turn.
 	HashSlotWait time.Duration
 	// Params are the argon2id costs of new hashes. Default: DefaultParams.
 	Params Params
@@ -71,9 +71,6 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error)
 	if opts.MaxConcurrentHashes <= 0 {
 		opts.MaxConcurrentHashes = runtime.GOMAXPROCS(0)
 	}
-	if opts.HashSlotWait <= 0 {
-		opts.HashSlotWait = DefaultHashSlotWait
-	}
 	if opts.Params == (Params{}) {
 		opts.Params = DefaultParams
 	}
@@ -95,8 +92,9 @@ func Open(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error)
 // first when the name is unknown and Autoregister is on. It fails with
 // ErrBadName for a name that is not a valid player name, ErrBadCredentials
 // for a wrong password, an unknown name without Autoregister, or a
-// password outside 1–20 bytes, and ErrBusy when every hashing slot stayed
-// taken. A successful login records its time in last_login_at.
+// password outside 1–20 bytes, ErrBusy when every hashing slot stayed
+// taken for HashSlotWait (when set), and ctx's error when ctx ended while
+// it waited. A successful login records its time in last_login_at.
 //
 // Two concurrent first logins of one name create one account: the other
 // login then checks its password against the winner's.

@@ -9,7 +9,8 @@ import (
 )
 
 // do runs fn holding a hashing slot. It fails with ErrBusy when no slot
-// frees up within HashSlotWait, and with ctx's error when ctx ends first.
+// frees up within HashSlotWait (when set), and with ctx's error when ctx
+// ends first.
 func (s *Store) do(ctx context.Context, fn func()) error {
 	err := s.slots.Do(ctx, fn)
 	if errors.Is(err, argon2id.ErrBusy) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -125,4 +126,16 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ConsoleLine runs one line typed on the world's console (its stdin, which
+// the agent writes for the panel's "Send"): the same command table as
+// Source RCON and WebRCON, bounded by DefaultCommandTimeout, logged as
+// they are. A failed reply comes back as its text too.
+func ConsoleLine(ctx context.Context, c Console, log *slog.Logger, line string) string {
+	ctx, cancel := context.WithTimeout(ctx, DefaultCommandTimeout)
+	defer cancel()
+	r := Exec(ctx, c, line)
+	log.Info("console command", "kind", "stdin", "command", clip(line, 120), "failed", r.Failed)
+	return r.Text
 }

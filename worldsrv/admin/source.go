@@ -103,12 +103,8 @@ func (c *sourceConn) serve() {
 		}
 		c.wbuf = c.wbuf[:0]
 		keep := c.handle(p)
-		if len(c.wbuf) > 0 {
-			_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if _, err := c.nc.Write(c.wbuf); err != nil {
-				c.s.log.Debug("source rcon write failed", "addr", c.addr, "err", err)
-				return
-			}
+		if !c.flush() {
+			return
 		}
 		if !keep {
 			if !c.authed {
@@ -118,6 +114,30 @@ func (c *sourceConn) serve() {
 		}
 	}
 }
+
+// flush writes what c.wbuf holds as one write; false when the write
+// failed (the connection is done).
+func (c *sourceConn) flush() bool {
+	if len(c.wbuf) == 0 {
+		return true
+	}
+	_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, err := c.nc.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		c.s.log.Debug("source rcon write failed", "addr", c.addr, "err", err)
+		return false
+	}
+	return true
+}
+
+// authGap separates the two packets of an auth answer. Valve's server
+// sends them as two writes, and clients that decode one packet per socket
+// read (rcon-srcds, one of the most used Node clients) wait forever for an
+// AUTH_RESPONSE that came in the same read as the empty RESPONSE_VALUE.
+// Two writes back to back can still reach a busy client as one read; the
+// pause makes that unlikely at no cost worth naming (one per login).
+const authGap = 50 * time.Millisecond
 
 // lingerTime bounds lingerClose.
 const lingerTime = time.Second
@@ -158,11 +178,14 @@ func (c *sourceConn) handle(p packet) bool {
 }
 
 // auth answers SERVERDATA_AUTH as Valve servers do: an empty
-// RESPONSE_VALUE, then AUTH_RESPONSE with the request's id, or -1 for a
+// RESPONSE_VALUE, then, in a write of its own (authGap), AUTH_RESPONSE with the request's id, or -1 for a
 // refused password, after which the connection is closed.
 func (c *sourceConn) auth(p packet) bool {
 	outcome, _ := c.s.authenticate(kindSource, c.addr, string(p.body))
 	c.wbuf = appendPacket(c.wbuf, p.id, typeResponseValue, "")
+	if !c.flush() || !sleepCtx(c.ctx, authGap) {
+		return false
+	}
 	if outcome != authOK {
 		c.wbuf = appendPacket(c.wbuf, authFailedID, typeAuthResponse, "")
 		return false

@@ -25,8 +25,9 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/httpapi"
 )
 
-// The scenario's sizes and windows. The whole of it runs in four to five
-// minutes on two cores (mostly the 2,000 logins and the 60 s window).
+// The scenario's sizes and windows. The whole of it runs in six to eight
+// minutes on a quiet two-core machine (mostly the two rounds of 2,000
+// logins and the two 60 s windows).
 const (
 	players     = 2000             // bots on world 10 for the tick, RSS and login figures
 	idleTicks   = 20               // the empty world's window (ticks since start)
@@ -38,16 +39,17 @@ const (
 	pmRate      = 20.0             // PMs per second among them
 	pmDuration  = 10 * time.Second // the PM run
 	natsTrips   = 2000             // raw NATS request-replies for the PM baseline
-	relogins    = 200              // existing accounts logged in again
 	// loginsInFlight: each login waits three or four ticks for the sidecar,
-	// so the rate is about loginsInFlight / 2.4 s until hashing bounds it;
-	// 100 keeps the queue for the world's two hashing slots (about 60
-	// hashes/s) short of its 5 s wait bound.
+	// so the rate is about loginsInFlight / 2.4 s until hashing bounds it.
+	// The reconnect storm (the 2,000 existing accounts logging in again, as
+	// after a world restart) has as many in flight.
 	loginsInFlight = 100
-	// reloginsInFlight is lower: accounts with friends make the sidecar
-	// send more, and a LoginCheck answer queued behind it for more than 5
-	// ticks is "could not complete".
-	reloginsInFlight = 20
+	// The dense crowd, logged in by the reconnect storm: each bot walks to
+	// a tile within denseReach tiles every 3–6 s from the spawn area (so
+	// the crowd stays dense), befriends its neighbour (the next bot) and
+	// messages it (denseFriends; PMs to friends at loadPMRate).
+	denseReach   = 12
+	denseFriends = 1
 	// loginBound bounds the 2,000 logins: about a minute on a quiet machine,
 	// minutes when the two cores are shared with other work.
 	loginBound = 8 * time.Minute
@@ -83,11 +85,13 @@ type results struct {
 	pmOffline        int          // PMs answered "That player is currently offline."
 	pmNotOnline      int          // friend rows the PM bots never saw online
 	load             swarm.Report // the 2,000-bot run (new accounts)
-	relogin          swarm.Report // existing accounts
+	dense            tickFigures  // the dense crowd's window
+	storm            swarm.Report // the 2,000 existing accounts again: the reconnect storm and the dense crowd
 	hashRate         float64      // argon2id hashes per second, both cores
+	stormHashRate    float64      // the same, measured right before the storm
 	// how long each part took, in seconds (reported as its ns/op)
-	idleSecs, pmSecs, natsSecs, hashSecs float64
-	windowSecs                           float64 // the measured tick window
+	idleSecs, pmSecs, natsSecs, hashSecs, stormHashSecs float64
+	windowSecs, denseSecs                               float64 // the measured tick windows
 }
 
 var (
@@ -134,25 +138,34 @@ func runScenario(b *testing.B) results {
 	r.pm, r.pmOffline, r.pmNotOnline = pmAcross(b, w10, w11)
 	r.pmSecs = time.Since(t0).Seconds()
 	t0 = time.Now()
-	var rates []float64
-	for range hashRuns {
-		rates = append(rates, hashRate())
-	}
-	r.hashRate = median(rates)
+	r.hashRate = medianHashRate()
 	r.hashSecs = time.Since(t0).Seconds()
 
 	if !loadSelected() {
 		b.Logf("the -bench pattern selects no benchmark of the 2,000-bot load: its part of the scenario is left out")
 		return r
 	}
-	loaded(b, w10, &r)
+	crowd := loaded(b, w10, swarm.Config{Friends: friendsEach, Seed: 2})
+	r.busy, r.busyRSS, r.load, r.windowSecs = crowd.tick, crowd.rss, crowd.rep, crowd.secs
 	// The 2,000 have logged out; ether ends their sessions (the cluster's
 	// login lock) a little after the world lets them go.
 	waitPlayers(b, w10, 0)
 	waitTicks(b, w10, mustStatus(b, w10).Tick.Count+settleTicks, time.Minute)
-	r.relogin = run(b, swarm.Config{Addrs: []string{w10.Game}, Bots: relogins, Prefix: "load", Password: "pw",
-		Duration: time.Second, InFlight: reloginsInFlight, Seed: 3})
+	t0 = time.Now()
+	r.stormHashRate = medianHashRate()
+	r.stormHashSecs = time.Since(t0).Seconds()
+	crowd = loaded(b, w10, swarm.Config{Friends: denseFriends, WalkReach: denseReach, Seed: 3})
+	r.dense, r.storm, r.denseSecs = crowd.tick, crowd.rep, crowd.secs
 	return r
+}
+
+// medianHashRate is the median of hashRuns runs of hashRate.
+func medianHashRate() float64 {
+	var rates []float64
+	for range hashRuns {
+		rates = append(rates, hashRate())
+	}
+	return median(rates)
 }
 
 // loadSelected reports whether the -test.bench pattern selects a benchmark
@@ -169,7 +182,8 @@ func loadSelected() bool {
 	if err != nil {
 		return true
 	}
-	for _, name := range []string{"BenchmarkWorldTick", "BenchmarkWorldLogins", "BenchmarkWorldRSS"} {
+	for _, name := range []string{"BenchmarkWorldTick", "BenchmarkWorldLogins", "BenchmarkWorldReconnectStorm",
+		"BenchmarkWorldRSS"} {
 		if re.MatchString(name) {
 			return true
 		}
@@ -200,10 +214,19 @@ func mustRSS(b *testing.B, pid int) float64 {
 	return v
 }
 
-// loaded logs players bots into w, waits warmupTicks after the last
-// login, measures exactly window ticks of /status and the RSS, and ends
-// the run.
-func loaded(b *testing.B, w worldtest.World, r *results) {
+// crowd is what loaded measured.
+type crowd struct {
+	tick tickFigures
+	rss  float64 // MB, the median through the window
+	rep  swarm.Report
+	secs float64 // the window's wall time
+}
+
+// loaded logs players bots ("load0"…) into w, in the shape shape gives
+// (Friends, WalkReach, Seed; the rest is the bench's), waits warmupTicks
+// after the last login, measures exactly window ticks of /status and the
+// RSS, and ends the run.
+func loaded(b *testing.B, w worldtest.World, shape swarm.Config) crowd {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -214,9 +237,9 @@ func loaded(b *testing.B, w worldtest.World, r *results) {
 	done, online := make(chan outcome, 1), make(chan int, 1)
 	go func() {
 		rep, err := swarm.Run(ctx, swarm.Config{Addrs: []string{w.Game}, Bots: players, Prefix: "load",
-			Password: "pw", Friends: friendsEach, FriendsOnline: friendsBound, Walk: true, PMRate: loadPMRate,
-			Duration: 10 * time.Minute,
-			InFlight: loginsInFlight, Seed: 2, Logger: slog.New(slog.DiscardHandler),
+			Password: "pw", Friends: shape.Friends, FriendsOnline: friendsBound, Walk: true,
+			WalkReach: shape.WalkReach, PMRate: loadPMRate, Duration: 10 * time.Minute,
+			InFlight: loginsInFlight, Seed: shape.Seed, Logger: slog.New(slog.DiscardHandler),
 			LoggedIn: func(n int) { online <- n }})
 		done <- outcome{rep, err}
 	}()
@@ -249,17 +272,19 @@ func loaded(b *testing.B, w worldtest.World, r *results) {
 		s = waitTicks(b, w, start.Tick.Count+uint64(i*window/rssSamples), 2*time.Minute)
 		rss = append(rss, mustRSS(b, w.PID))
 	}
-	r.windowSecs = time.Since(began).Seconds()
-	r.busy = tickFigures{tick: s.Tick, window: window, players: s.Players}
-	r.busyRSS = median(rss)
+	out := crowd{secs: time.Since(began).Seconds(), tick: tickFigures{tick: s.Tick, window: window, players: s.Players},
+		rss: median(rss)}
 	cancel()
 	o := <-done
 	if o.err != nil && !errors.Is(o.err, context.Canceled) {
 		b.Fatalf("swarm: %v", o.err)
 	}
-	r.load = o.rep
-	b.Logf("load bots: friends online after %.2fs (%d friend rows not); %d PMs answered offline",
-		o.rep.FriendsWaitSeconds, o.rep.FriendsNotOnline, o.rep.PMsOffline)
+	out.rep = o.rep
+	b.Logf("load bots (reach %d, %d friends): logins %.1f/s p50 %.0f ms p99 %.0f ms, errors %v; "+
+		"friends online after %.2fs (%d friend rows not); %d PMs answered offline; tick p50 %.2f ms p99 %.2f ms",
+		shape.WalkReach, shape.Friends, o.rep.LoginsPerSec, o.rep.LoginP50Ms, o.rep.LoginP99Ms, o.rep.Errors,
+		o.rep.FriendsWaitSeconds, o.rep.FriendsNotOnline, o.rep.PMsOffline, s.Tick.P50MS, s.Tick.P99MS)
+	return out
 }
 
 // waitPlayers waits until w has n players online.

@@ -63,16 +63,16 @@ type Config struct {
 	Ether     EtherMode // --ether: spawn, connect or off ("": spawn, or off with --no-ether)
 	NoEther   bool      // --no-ether: the seed's switch, the same as --ether off
 	EtherBin  string    // --ether-bin: the ether executable to spawn ("": next to worldsrv, else PATH)
-	LinkToken string    // RS_LINK_TOKEN, --link-token: sidecar link token ("" when spawning: random). Secret
+	LinkToken string    // RS_LINK_TOKEN, --link-token, --link-token-file [RS_LINK_TOKEN_FILE]: sidecar link token ("" when spawning: random). Secret
 
 	DBHost  string   // RS_DB_HOST, --db-host (default localhost)
 	DBPort  int      // RS_DB_PORT, --db-port (default 5432)
 	DBName  string   // RS_DB_NAME, --db-name (default postgres)
 	DBUser  string   // RS_DB_USER, --db-user (default postgres)
-	DBPass  string   // RS_DB_PASS, --db-pass (default password). Secret
+	DBPass  string   // RS_DB_PASS, --db-pass, --db-pass-file [RS_DB_PASS_FILE] (default password). Secret
 	Cluster []string // RS_CLUSTER_HOSTS, --cluster: NATS URLs for the sidecar (default nats://127.0.0.1:4222). Credentials secret
 
-	RCONPassword string // --rcon-password: "" turns RCON (Source and WebRCON) off. Secret
+	RCONPassword string // RS_RCON_PASSWORD, --rcon-password, --rcon-password-file [RS_RCON_PASSWORD_FILE]: "" turns RCON (Source and WebRCON) off. Secret
 	Autoregister bool   // --autoregister: a new name registers on first login (default true)
 
 	Seed     uint64        // --seed: terrain seed, decimal or 0x hex (default terrain.DefaultSeed(node id))
@@ -88,7 +88,8 @@ type Config struct {
 	HTTPListen string // --http-listen: HTTP port (default 0.0.0.0:8070+N)
 	RCONListen string // --rcon-listen: Source RCON (default 127.0.0.1:25500+N)
 
-	LogLevel slog.Level // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+	LogLevel  slog.Level // RS_LOG_LEVEL, --log-level: debug, info, warn, error (default info)
+	LogStdout bool       // RS_LOG_STDOUT, --log-stdout: log to stdout (also when the agent runs the world: internal/logdest)
 
 	// PublicURL is RS_PUBLIC_URL, --public-url: where players open this
 	// world's browser client, reported in /status and to the sidecar

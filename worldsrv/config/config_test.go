@@ -183,6 +183,7 @@ func TestLoad_Errors(t *testing.T) {
 		{"db user empty", []string{"--db-user", ""}, []string{"--db-user"}},
 		{"cluster empty when spawning", []string{"--cluster", ""}, []string{"--cluster"}},
 		{"cluster bad url", []string{"--cluster", "nats://user:hunter2@/x"}, []string{"--cluster"}},
+		{"cluster not a NATS scheme", []string{"--cluster", "http://10.0.0.1:4222"}, []string{"--cluster"}},
 		{"autoregister not a bool", []string{"--autoregister=perhaps"}, []string{"autoregister"}},
 		{"seed negative", []string{"--seed", "-1"}, []string{"seed"}},
 		{"seed too big", []string{"--seed", "18446744073709551616"}, []string{"seed"}},

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -28,14 +27,17 @@ func (c *Config) options() []option {
 		{flag: "ether", usage: "sidecar: spawn, connect or off (default spawn)", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
 		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: flagval.Bool(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
 		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: flagval.String(&c.EtherBin), get: func() string { return c.EtherBin }},
-		{flag: "link-token", env: "RS_LINK_TOKEN", usage: "sidecar link token (empty when spawning: random)", set: flagval.String(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
+		{flag: "link-token", env: "RS_LINK_TOKEN", usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), set: flagval.String(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
+		{flag: "link-token-file", env: "RS_LINK_TOKEN_FILE", usage: "file holding the sidecar link token", set: flagval.SecretFile(&c.LinkToken), get: noDefault},
 		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: flagval.String(&c.DBHost), get: func() string { return c.DBHost }},
 		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: flagval.Port(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
 		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: flagval.String(&c.DBName), get: func() string { return c.DBName }},
 		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: flagval.String(&c.DBUser), get: func() string { return c.DBUser }},
-		{flag: "db-pass", env: "RS_DB_PASS", usage: "Postgres password", set: flagval.String(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
+		{flag: "db-pass", env: "RS_DB_PASS", usage: flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), set: flagval.String(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
+		{flag: "db-pass-file", env: "RS_DB_PASS_FILE", usage: "file holding the Postgres password", set: flagval.SecretFile(&c.DBPass), get: noDefault},
 		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: flagval.List(&c.Cluster), get: c.ClusterRedacted},
-		{flag: "rcon-password", usage: "admin console password (empty: RCON off)", set: flagval.String(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
+		{flag: "rcon-password", env: "RS_RCON_PASSWORD", usage: flagval.SecretUsage("admin console password (empty: RCON off)", "RS_RCON_PASSWORD", "rcon-password-file"), set: flagval.String(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
+		{flag: "rcon-password-file", env: "RS_RCON_PASSWORD_FILE", usage: "file holding the admin console password", set: flagval.SecretFile(&c.RCONPassword), get: noDefault},
 		{flag: "autoregister", usage: "a new name registers on first login", set: flagval.Bool(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
 		{flag: "seed", usage: "terrain seed, decimal or 0x hex (default: from the node id)", set: seedSetter(&c.Seed, &c.SeedSet), get: c.seedShown},
 		{flag: "biome", usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", set: biomeSetter(&c.Biome, &c.BiomeSet), get: c.biomeShown},
@@ -48,34 +50,25 @@ func (c *Config) options() []option {
 		{flag: "public-url", env: "RS_PUBLIC_URL", usage: "where players open the browser client, reported to the panel (default http://<http-listen>/client?world=W; an unspecified host is this machine's name)", set: flagval.String(&c.PublicURL), get: func() string { return c.PublicURL }},
 		{flag: "license-id", env: "CORROSION_LICENSE_ID", usage: "license whose agent runs this world, reported in /status and to the sidecar (set by the agent)", set: flagval.String(&c.LicenseID), get: func() string { return c.LicenseID }},
 		{flag: "instance-id", env: "CORROSION_INSTANCE_ID", usage: "this world's instance id on its agent (set by the agent)", set: flagval.String(&c.InstanceID), get: func() string { return c.InstanceID }},
+		{flag: "log-stdout", env: "RS_LOG_STDOUT", usage: "log to stdout instead of stderr (on by itself when the corrosion agent runs the world)", set: flagval.Bool(&c.LogStdout), get: func() string { return strconv.FormatBool(c.LogStdout) }, boolean: true},
 		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: flagval.Level(&c.LogLevel), get: func() string { return flagval.LevelName(c.LogLevel) }},
 	}
 }
 
-// Load builds the configuration from the defaults, then the environment
-// (getenv; flags win over it), then args. It returns the resolved,
-// validated Config; help is flag.ErrHelp.
+// Load builds the configuration in the one order (docs/development.md,
+// *Configuration*): defaults, the environment (getenv), args, Resolved,
+// Validate. It also validates before resolving: a conflict is then
+// reported as the user's, not a default's. Help is flag.ErrHelp.
 func Load(args []string, getenv func(string) string) (Config, error) {
 	c := Default()
+	var env []flagval.EnvVar
 	for _, o := range c.options() {
-		if o.env == "" {
-			continue
-		}
-		if s := getenv(o.env); s != "" {
-			if err := o.set(s); err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrConfig, o.env, s, err) // only numbers and levels can fail: no secret shown
-			}
+		if o.env != "" {
+			env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
 		}
 	}
-	fs := NewFlagSet(&c, io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: unexpected argument %q", ErrConfig, fs.Arg(0))
+	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
+		return c, err
 	}
 	if err := c.Validate(); err != nil { // before Resolved: a conflict is the user's, not a default's
 		return c, err
@@ -106,6 +99,10 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// noDefault is the get of a -file option: the file's name is not kept,
+// and its content is the secret's, shown by the secret's own option.
+func noDefault() string { return "" }
 
 // secretShown is how a secret appears in usage and dumps: "***" when set.
 func secretShown(s string) string {

@@ -3,13 +3,13 @@ package config
 import (
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/natsconn"
 	"github.com/corrosion/corrosion/internal/redact"
 )
 
@@ -71,11 +71,7 @@ func (c Config) checkCluster() error {
 		return bad("--cluster (RS_CLUSTER_HOSTS)", "no NATS URL")
 	}
 	for _, h := range c.Cluster {
-		full := h
-		if !strings.Contains(h, "://") {
-			full = "nats://" + h // host:port, as nats.go and ether accept
-		}
-		if u, err := url.Parse(full); err != nil || u.Host == "" || strings.ContainsAny(h, ", ") {
+		if natsconn.CheckURL(natsconn.WithScheme(h)) != nil || strings.ContainsAny(h, ", ") {
 			return bad("--cluster (RS_CLUSTER_HOSTS)", "%q is not a URL like nats://host:4222", redact.URL(h))
 		}
 	}

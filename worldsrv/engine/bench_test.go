@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -25,7 +24,7 @@ func benchWorldOn(b *testing.B, m *terrain.Map, n int, acc func(i int) (uint64, 
 	e, err := New(Config{NodeID: 10, EtherOff: true, MaxPlayers: n + 1, OutQueue: 4},
 		// The players are placed directly, so no account check ever runs:
 		// a nil store stands in for the accounts.
-		Deps{Map: m, Accounts: (*account.Store)(nil), Logger: testLogger(b)})
+		Deps{Map: m, Accounts: noAccounts{}, Logger: testLogger(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func benchWorldOn(b *testing.B, m *terrain.Map, n int, acc func(i int) (uint64, 
 		}
 		e.admit(now)
 		user37, name := acc(i)
-		e.accept(c, account.Account{User37: user37, Name: name}, e.allocPID(), nil)
+		e.accept(c, Account{User37: user37, Name: name}, e.allocPID(), nil)
 		cs = append(cs, c)
 	}
 	return e, cs
@@ -155,6 +154,7 @@ const (
 	swarmWarmup  = 17   // ticks walked before the window
 	swarmWindow  = 100  // ticks measured: the stats window
 	swarmReach   = 20   // a walk's target is within this many tiles
+	denseReach   = 12   // … in worldsrv/bench's dense crowd
 	swarmEvery   = 5    // ticks between a bot's walks: 3 s …
 	swarmJitter  = 6    // … plus up to 3 s more (0 to 5 ticks)
 	swarmNodeID  = 10   // the bench's world: its default seed and biome
@@ -167,12 +167,13 @@ const (
 // logged in on the spawn tiles their accounts give them (no save), each
 // walking as worldsrv/bot/swarm's walkers do.
 type swarmWorld struct {
-	e    *Engine
-	cs   []*Client
-	rng  *rand.Rand
-	next []int // tick of each bot's next walk
-	i    int   // ticks run
-	now  time.Time
+	e     *Engine
+	cs    []*Client
+	rng   *rand.Rand
+	next  []int // tick of each bot's next walk
+	i     int   // ticks run
+	now   time.Time
+	reach int // a walk's target is within this many tiles
 }
 
 func newSwarmWorld(b *testing.B) *swarmWorld {
@@ -187,7 +188,7 @@ func newSwarmWorld(b *testing.B) *swarmWorld {
 		return user37, name
 	})
 	return &swarmWorld{e: e, cs: cs, rng: rand.New(rand.NewPCG(swarmSeedRNG, 0)),
-		next: make([]int, len(cs)), now: time.Unix(0, 0)}
+		next: make([]int, len(cs)), now: time.Unix(0, 0), reach: swarmReach}
 }
 
 // swarmMap is node 10's default map, generated once.
@@ -212,7 +213,8 @@ func (s *swarmWorld) run(n int) {
 			s.next[j] = s.i + swarmEvery + s.rng.IntN(swarmJitter)
 			p := c.player.pos
 			c.lastHeard = s.now
-			c.in <- &proto.Walk{X: reach(s.rng, p.X, s.e.world.Width()), Y: reach(s.rng, p.Y, s.e.world.Height())}
+			c.in <- &proto.Walk{X: reach(s.rng, p.X, s.reach, s.e.world.Width()),
+				Y: reach(s.rng, p.Y, s.reach, s.e.world.Height())}
 		}
 		s.now = s.now.Add(600 * time.Millisecond)
 		s.e.Tick(s.now)
@@ -227,9 +229,9 @@ func (s *swarmWorld) run(n int) {
 	}
 }
 
-// reach is a coordinate within swarmReach tiles of v on a side of size.
-func reach(rng *rand.Rand, v uint16, size int) uint16 {
-	return uint16(min(max(int(v)+rng.IntN(2*swarmReach+1)-swarmReach, 0), size-1))
+// reach is a coordinate within r tiles of v on a side of size.
+func reach(rng *rand.Rand, v uint16, r, size int) uint16 {
+	return uint16(min(max(int(v)+rng.IntN(2*r+1)-r, 0), size-1))
 }
 
 // BenchmarkInfo is worldsrv/bench's measured window in process: the 2,000
@@ -237,18 +239,23 @@ func reach(rng *rand.Rand, v uint16, size int) uint16 {
 // and each op is the swarmWindow ticks that follow (the bench's /status
 // window). It reports the info phase's and the whole tick's p50/p99 over
 // the window, and the process's CPU time per tick.
-func BenchmarkInfo(b *testing.B) { benchInfo(b, infoWorkers()) }
+func BenchmarkInfo(b *testing.B) { benchInfo(b, infoWorkers(), swarmReach) }
 
 // BenchmarkInfoOneWorker is BenchmarkInfo with the info phase on the tick
 // goroutine alone, to weigh its parallel shares.
-func BenchmarkInfoOneWorker(b *testing.B) { benchInfo(b, 1) }
+func BenchmarkInfoOneWorker(b *testing.B) { benchInfo(b, 1, swarmReach) }
 
-func benchInfo(b *testing.B, workers int) {
+// BenchmarkInfoDense is BenchmarkInfo in worldsrv/bench's dense crowd:
+// walks within 12 tiles, so the crowd stays around the spawn area.
+func BenchmarkInfoDense(b *testing.B) { benchInfo(b, infoWorkers(), denseReach) }
+
+func benchInfo(b *testing.B, workers, walkReach int) {
 	var st Stats
 	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		s := newSwarmWorld(b)
+		s.reach = walkReach
 		s.e.lists = newTileLists(s.e.cfg.MaxPlayers, workers)
 		s.run(swarmWarmup)
 		b.StartTimer()

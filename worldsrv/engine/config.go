@@ -8,7 +8,6 @@ import (
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -20,6 +19,7 @@ const (
 	DefaultMaxPerAddress   = 10
 	DefaultPendingTicks    = 5
 	DefaultEtherDrain      = 100
+	DefaultEtherCatchUp    = time.Millisecond
 	DefaultInQueue         = 64
 	DefaultOutQueue        = 32
 	DefaultAcceptQueue     = 1024
@@ -44,8 +44,15 @@ type Config struct {
 	// PendingTicks is how many ticks a login waits for ether before it is
 	// answered 13. Default 5.
 	PendingTicks int
-	// EtherDrain is the most sidecar events one tick handles. Default 100.
+	// EtherDrain is the sidecar events one tick handles in one batch.
+	// Default 100.
 	EtherDrain int
+	// EtherCatchUp: while a batch of EtherDrain events finds more queued
+	// (a backlog: the friend lists and presence of a reconnect storm),
+	// the phase takes another batch, until it has run this long. Default
+	// 1 ms (a sidecar event takes about a microsecond); negative: one
+	// batch a tick.
+	EtherCatchUp time.Duration
 	// InQueue bounds a client's inbound messages; OutQueue its outbound
 	// chunks (one per tick); AcceptQueue the connections waiting for the
 	// next tick; MaxAuthInFlight the account checks running.
@@ -60,9 +67,23 @@ type Config struct {
 	EtherOff bool
 }
 
-// Accounts checks a login's name and password; *account.Store is one.
+// Account is what the engine keeps of a player's account once its login's
+// account check passed.
+type Account struct {
+	User37 uint64 // the name's name37 value (proto.EncodeName)
+	Name   string // the name as the player sees it
+}
+
+// ErrBadCredentials is what an Accounts' error wraps for a name or password
+// that does not log in: the login is answered 3. Any other error is
+// answered 13 (could not complete) and logged.
+var ErrBadCredentials = errors.New("engine: invalid name or password")
+
+// Accounts checks a login's name and password. worldsrv/world adapts the
+// account store (worldsrv/account) to it, so that the tick engine does not
+// link the database driver.
 type Accounts interface {
-	Login(ctx context.Context, name, password string) (account.Account, error)
+	Login(ctx context.Context, name, password string) (Account, error)
 }
 
 // Link is the engine's side of the sidecar link; *etherlink.Client is one.
@@ -72,10 +93,7 @@ type Link interface {
 	Up() bool
 }
 
-var (
-	_ Accounts = (*account.Store)(nil)
-	_ Link     = (*etherlink.Client)(nil)
-)
+var _ Link = (*etherlink.Client)(nil)
 
 // Deps are the engine's collaborators.
 type Deps struct {
@@ -95,6 +113,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TickInterval == 0 {
 		c.TickInterval = DefaultTickInterval
+	}
+	if c.EtherCatchUp == 0 {
+		c.EtherCatchUp = DefaultEtherCatchUp
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout

@@ -19,9 +19,11 @@
 //	                      checks (duplicate → 5, full → 7, sidecar down → 8,
 //	                      LoginCheck to ether), and answers 13 to logins
 //	                      pending PendingTicks ticks
-//	process_ether_inbound drains at most EtherDrain events from the sidecar
-//	                      link: login answers, saves loaded, lists, presence,
-//	                      PMs; Connected → PlayerResync for everyone, RefreshAll
+//	process_ether_inbound drains EtherDrain events from the sidecar link
+//	                      (more batches while a backlog is queued, within
+//	                      EtherCatchUp): login answers, saves loaded, lists,
+//	                      presence, PMs; Connected → PlayerResync for
+//	                      everyone, RefreshAll
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles) when it changed: each occupied tile's list
@@ -48,9 +50,12 @@
 //     player leaves as on a disconnect, saved (counted). The tick never waits.
 //   - account checks in flight (Config.MaxAuthInFlight): beyond it a Login is
 //     answered 13 (could not complete); results come back on a channel with
-//     room for every check in flight, so a checker never blocks.
+//     room for every check in flight, so a checker never blocks. A check
+//     waits its turn for a hashing slot (account's bound on hashes in
+//     flight) until its client hangs up: waiting is not failing.
 //   - the sidecar link (etherlink): Send never blocks (its own bounded queue);
-//     Drain takes at most EtherDrain events per tick.
+//     Drain takes EtherDrain events a batch, one batch a tick unless a
+//     backlog is queued, then more batches within EtherCatchUp (1 ms).
 //
 // Threading rule: all player and connection state is owned by the tick
 // goroutine (the one calling Tick, which Run does). Other goroutines reach the
@@ -90,5 +95,5 @@
 // Stopping closes.
 //
 // worldsrv's main and network listeners import it; it imports ether/proto,
-// worldsrv/proto, worldsrv/terrain, worldsrv/account and worldsrv/etherlink.
+// worldsrv/proto, worldsrv/terrain and worldsrv/etherlink.
 package engine

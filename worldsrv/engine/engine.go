@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -40,7 +39,7 @@ var ErrRunning = errors.New("engine: Run called twice")
 // authResult is a finished account check.
 type authResult struct {
 	c   *Client
-	acc account.Account
+	acc Account
 	err error
 }
 

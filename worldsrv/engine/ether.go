@@ -9,13 +9,24 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
-// phaseEther handles at most EtherDrain events from the sidecar link.
+// phaseEther handles a batch of EtherDrain events from the sidecar link,
+// and more batches while a backlog is queued, within EtherCatchUp: a
+// backlog drained at one batch a tick grows without end in a reconnect
+// storm (each login brings about eight events of friend lists and
+// presence), until the link's queue is full, its reader stops, and the
+// login answers behind it time out.
 func (e *Engine) phaseEther(time.Time) {
 	if e.link == nil {
 		return
 	}
-	n := e.link.Drain(e.cfg.EtherDrain, e.etherEvent)
-	e.counters.etherEvents.Add(uint64(n))
+	start := e.clock()
+	for {
+		n := e.link.Drain(e.cfg.EtherDrain, e.etherEvent)
+		e.counters.etherEvents.Add(uint64(n))
+		if n < e.cfg.EtherDrain || e.cfg.EtherCatchUp < 0 || e.clock().Sub(start) >= e.cfg.EtherCatchUp {
+			break
+		}
+	}
 	if len(e.holding) > 0 {
 		e.expireHeld()
 	}

@@ -5,12 +5,12 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/internal/ethertest"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -21,7 +21,7 @@ func etherWorld(t *testing.T, link *etherlink.Client, cfg Config) *world {
 	if cfg.PendingTicks == 0 {
 		cfg.PendingTicks = 3000
 	}
-	return newWorld(t, cfg, Deps{Accounts: accounttest.New(t), Link: link})
+	return newWorld(t, cfg, Deps{Accounts: testAccounts(t), Link: link})
 }
 
 // A linked sidecar that never answers LoginCheck: the login is answered
@@ -91,9 +91,36 @@ func TestLogout_SaveKeptWhileLinkDown(t *testing.T) {
 	}
 }
 
-// A sidecar sending faster than the world drains: each tick handles at
-// most EtherDrain events, the rest wait for the next ticks.
+// A sidecar sending faster than the world drains, with no catch-up: each
+// tick handles at most EtherDrain events, the rest wait for the next ticks.
 func TestEther_DrainBoundedPerTick(t *testing.T) {
+	w, link := backlog(t, 10, Config{EtherDrain: 3, EtherCatchUp: -1})
+	poll.True(t, wait, "11 events queued", func() bool { return link.Stats().InQueue == 11 })
+	for _, want := range []uint64{3, 6, 9, 11, 11} {
+		w.tick()
+		if got := w.e.Stats().EtherEvents; got != want {
+			t.Fatalf("events handled %d, want %d", got, want)
+		}
+	}
+}
+
+// A backlog (a reconnect storm's friend lists and presence) is caught up
+// in batches within EtherCatchUp, not one batch a tick: at 100 a tick, the
+// ~8 events of each of 2,000 logins took two minutes, filled the link's
+// queue and held the login answers behind it past their 5 ticks (13).
+func TestEther_BacklogCaughtUpWithinBudget(t *testing.T) {
+	const events = 5000
+	w, link := backlog(t, events, Config{EtherDrain: 100, EtherCatchUp: time.Second})
+	poll.True(t, wait, "the backlog queued", func() bool { return link.Stats().InQueue == events+1 })
+	w.tick()
+	if got := w.e.Stats().EtherEvents; got != events+1 {
+		t.Fatalf("events handled in one tick %d, want all %d (in batches of 100 within 1 s)", got, events+1)
+	}
+}
+
+// backlog is a world whose sidecar has sent n PlayerSaveAcks at once,
+// linked (with its Connected event queued) but not yet ticked.
+func backlog(t *testing.T, n int, cfg Config) (*world, *etherlink.Client) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -106,19 +133,12 @@ func TestEther_DrainBoundedPerTick(t *testing.T) {
 		}
 		t.Cleanup(func() { nc.Close() })
 		var b []byte
-		for i := range 10 {
+		for i := range n {
 			b, _ = etherproto.AppendFrame(b, etherproto.PlayerSaveAck{User37: uint64(i + 1), Success: true})
 		}
 		_, _ = nc.Write(b)
 		_, _ = io.Copy(io.Discard, nc)
 	}()
 	link := startLink(t, ln.Addr().String())
-	w := etherWorld(t, link, Config{EtherDrain: 3})
-	poll.True(t, wait, "11 events queued", func() bool { return link.Stats().InQueue == 11 })
-	for _, want := range []uint64{3, 6, 9, 11, 11} {
-		w.tick()
-		if got := w.e.Stats().EtherEvents; got != want {
-			t.Fatalf("events handled %d, want %d", got, want)
-		}
-	}
+	return etherWorld(t, link, cfg), link
 }

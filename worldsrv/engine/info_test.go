@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -26,7 +25,7 @@ type infoSim struct {
 func TestInfo_NearbyMatchesAllPairsOverTicks(t *testing.T) {
 	w := newWorld(t, Config{EtherOff: true, MaxPlayers: 700, OutQueue: 4},
 		// Players are placed directly: no account check runs.
-		Deps{Accounts: (*account.Store)(nil)})
+		Deps{Accounts: noAccounts{}})
 	// Three workers share the phase, whatever the machine's cores.
 	w.e.lists = newTileLists(w.e.cfg.MaxPlayers, 3)
 	rng := rand.New(rand.NewPCG(10, 11))
@@ -72,7 +71,7 @@ func (w *world) placeAt(i int, blob []byte) *infoSim {
 	w.t.Helper()
 	c := w.connect("10.1." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250))
 	w.e.admit(w.now)
-	w.e.accept(c.c, account.Account{User37: uint64(5000 + i), Name: "sim" + strconv.Itoa(i)}, w.e.allocPID(), blob)
+	w.e.accept(c.c, Account{User37: uint64(5000 + i), Name: "sim" + strconv.Itoa(i)}, w.e.allocPID(), blob)
 	return &infoSim{c: c}
 }
 
@@ -87,7 +86,8 @@ func (w *world) wanderAndLeave(rng *rand.Rand, sims []*infoSim) []*infoSim {
 			s.c.c.Hangup()
 			continue
 		case r < 10:
-			s.c.deliver(&proto.Walk{X: reach(rng, p.pos.X, w.e.world.Width()), Y: reach(rng, p.pos.Y, w.e.world.Height())})
+			s.c.deliver(&proto.Walk{X: reach(rng, p.pos.X, swarmReach, w.e.world.Width()),
+				Y: reach(rng, p.pos.Y, swarmReach, w.e.world.Height())})
 		case r < 13:
 			s.c.deliver(&proto.Walk{X: uint16(rng.IntN(w.e.world.Width())), Y: uint16(rng.IntN(w.e.world.Height()))})
 		}

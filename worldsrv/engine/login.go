@@ -1,11 +1,11 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -13,7 +13,7 @@ import (
 // the LoginCheckResponse, then (pid set, PlayerLogin sent) the save.
 type pendingLogin struct {
 	c        *Client
-	acc      account.Account
+	acc      Account
 	deadline uint64 // the tick at which it is answered 13
 	pid      uint16 // 0 until ether allowed the login
 }
@@ -33,6 +33,8 @@ func (e *Engine) startAuth(c *Client, m *proto.Login) {
 		e.answer(c, proto.LoginBadCredentials)
 	case e.occupied() >= e.cfg.MaxPlayers:
 		e.answer(c, proto.LoginWorldFull)
+	case e.link != nil && !e.link.Up(): // no password hashed for a login that cannot complete
+		e.answer(c, proto.LoginServerOffline)
 	case e.authing >= e.cfg.MaxAuthInFlight:
 		e.answer(c, proto.LoginCouldNotComplete)
 	default:
@@ -40,7 +42,20 @@ func (e *Engine) startAuth(c *Client, m *proto.Login) {
 		e.authing++
 		name, password := m.Username, m.Password
 		go func() {
-			acc, err := e.accounts.Login(e.authCtx, name, password)
+			// The check waits its turn for a hashing slot as long as the
+			// client waits (the store has no time bound of its own): a
+			// login queued behind a storm's hashes is not one that
+			// "could not complete".
+			ctx, cancel := context.WithCancel(e.authCtx)
+			defer cancel()
+			go func() {
+				select {
+				case <-c.hangup:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			acc, err := e.accounts.Login(ctx, name, password)
 			e.auths <- authResult{c: c, acc: acc, err: err}
 		}()
 	}
@@ -94,9 +109,13 @@ func (e *Engine) authDone(r authResult) {
 	if c.state != stateAuthing {
 		return // gone while its password was checked
 	}
+	if r.err != nil && c.hungUp() {
+		c.state = stateClosing // gave up while its password waited to be checked
+		return
+	}
 	if r.err != nil {
 		code := proto.LoginCouldNotComplete
-		if errors.Is(r.err, account.ErrBadCredentials) || errors.Is(r.err, account.ErrBadName) {
+		if errors.Is(r.err, ErrBadCredentials) {
 			code = proto.LoginBadCredentials
 		} else {
 			e.log.Warn("login: account check failed", "err", r.err)

@@ -1,17 +1,17 @@
 package engine
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
 func offWorld(t *testing.T, cfg Config) *world {
 	cfg.EtherOff = true
-	return newWorld(t, cfg, Deps{Accounts: accounttest.New(t)})
+	return newWorld(t, cfg, Deps{Accounts: testAccounts(t)})
 }
 
 // With ether off a login is answered from the account check alone, in the
@@ -155,5 +155,38 @@ func TestLogout_HangupSaves(t *testing.T) {
 	w.tick()
 	if !c.done() || w.e.byUser[user] != nil || w.e.saves[user] == nil {
 		t.Fatalf("done %v, online %v, saved %v", c.done(), w.e.byUser[user] != nil, w.e.saves[user] != nil)
+	}
+}
+
+// heldAccounts is an account store whose checks wait until release is
+// closed, as a storm's logins wait for a hashing slot.
+type heldAccounts struct {
+	Accounts
+	release chan struct{}
+}
+
+func (h heldAccounts) Login(ctx context.Context, name, password string) (Account, error) {
+	<-h.release
+	return h.Accounts.Login(ctx, name, password)
+}
+
+// A login whose account check took longer than the idle timeout (queued
+// behind a storm's hashes) is a player from its LoginResponse on, not idle
+// since its Login frame: before, it was logged out as idle in the tick
+// after it got in.
+func TestLogin_SlowAccountCheck_NotIdleOnceIn(t *testing.T) {
+	held := heldAccounts{Accounts: testAccounts(t), release: make(chan struct{})}
+	cfg := Config{NodeID: 10, EtherOff: true, IdleTimeout: 3 * DefaultTickInterval}
+	w := newWorld(t, cfg, Deps{Accounts: held})
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "patient", Password: "pw"})
+	for range 10 { // 6 s of the world's time: twice the idle timeout
+		w.tick()
+	}
+	close(held.release)
+	w.tickUntil("the player in", func() bool { return w.e.Stats().Players == 1 })
+	w.tick()
+	if c.read(); w.e.Stats().Players != 1 {
+		t.Fatalf("the player left the tick after it got in: %v", c.got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
-	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -41,7 +40,7 @@ type player struct {
 
 // accept makes c a player: the client hears LoginResponse(2), MapInfo,
 // Position and ChatSettings; ether hears ChatModeUpdate and RequestLists.
-func (e *Engine) accept(c *Client, acc account.Account, pid uint16, blob []byte) {
+func (e *Engine) accept(c *Client, acc Account, pid uint16, blob []byte) {
 	s, ok, err := decodeSave(blob)
 	if err != nil {
 		e.counters.badSaves.Add(1)
@@ -55,6 +54,11 @@ func (e *Engine) accept(c *Client, acc account.Account, pid uint16, blob []byte)
 	e.players[pid] = p
 	e.byUser[acc.User37] = p
 	c.player, c.state = p, statePlaying
+	// Its silence counts from this tick: until its answer it waited on the
+	// world (a storm's hashing queue can take longer than IdleTimeout).
+	if e.lastNow.After(c.lastHeard) {
+		c.lastHeard = e.lastNow
+	}
 	if e.link != nil {
 		e.link.Send(etherproto.ChatModeUpdate{User37: acc.User37, PrivateMode: uint8(s.Chat.Private)})
 		e.link.Send(etherproto.RequestLists{User37: acc.User37})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -54,7 +53,7 @@ func TestTick_PhaseStatsAndOverrun(t *testing.T) {
 	clock := &steppingClock{now: time.Unix(0, 0), step: time.Millisecond}
 	var logs syncBuffer
 	w := newWorld(t, Config{EtherOff: true, TickInterval: 20 * time.Millisecond},
-		Deps{Accounts: accounttest.New(t), Clock: clock.read, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		Deps{Accounts: testAccounts(t), Clock: clock.read, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for range 150 {
 		w.tick()
 	}

@@ -3,6 +3,7 @@ package etherlink
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,13 @@ import (
 // ErrRunning is Run's error when the Client is already running.
 var ErrRunning = errors.New("etherlink: Run called twice")
 
+// ErrNotOurSidecar: the listener on the sidecar's port did not prove that
+// it knows the link token (no LinkProof within Config.ProofTimeout, a
+// wrong one, or something else instead): it is not this world's sidecar
+// (another world's ether, an ether without the token, any other program),
+// so the world does not link to it and never shows it the token.
+var ErrNotOurSidecar = errors.New("etherlink: the listener is not this world's sidecar")
+
 // Client is the world's link to its ether sidecar. Its methods are safe for
 // concurrent use; Send and Drain never block. Lock order: mu and drainMu
 // are never held together, nor with the log limiters' locks.
@@ -26,6 +34,7 @@ type Client struct {
 	in     chan Event    // immutable after New; the inbound queue (a channel: safe)
 	logins chan Event    // immutable after New; the login-answer queue (a channel: safe)
 	wake   chan struct{} // immutable after New; capacity 1: Send tells the writer there is work
+	acked  chan struct{} // immutable after New; capacity 1: the reader tells Flush a save was acknowledged or the link went down
 	ran    atomic.Bool   // no lock; set by the first Run
 
 	drainMu sync.Mutex // guards drain; never held across a callback
@@ -50,6 +59,7 @@ func New(cfg Config) *Client {
 		in:     make(chan Event, cfg.InEvents),
 		logins: make(chan Event, cfg.InLogins),
 		wake:   make(chan struct{}, 1),
+		acked:  make(chan struct{}, 1),
 	}
 }
 
@@ -72,7 +82,7 @@ func (c *Client) Run(ctx context.Context) error {
 		return ErrRunning
 	}
 	var wait time.Duration
-	states := stateLog{log: c.log, maxBackoff: c.cfg.Backoff.Max}
+	states := stateLog{log: c.log, addr: c.cfg.Addr, maxBackoff: c.cfg.Backoff.Max}
 	for {
 		connected, upFor, err := c.session(ctx, &states)
 		if ctx.Err() != nil {
@@ -94,8 +104,8 @@ func (c *Client) Run(ctx context.Context) error {
 // ends. It reports whether it connected, how long the connection was up,
 // and why it failed or ended.
 //
-// Order on connect: LinkAuth (when a token is set) and WorldRegister are
-// written before anything else; then the frames queued for the dead
+// Order on connect: with a token, the listener's proof (prove); LinkAuth
+// (with a token) and WorldRegister are written before anything else; then the frames queued for the dead
 // connection are dropped (counted) and Send opens; then the writer starts
 // and Connected is queued; only then does the reader start, so every
 // frame of the connection follows its Connected event.
@@ -112,7 +122,8 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	cn := newConn(nc, c.stats.connects.Load()+1) // the count once this connection is made
 	stop := context.AfterFunc(ctx, func() { cn.fail(ctx.Err()) })
 	defer stop()
-	if err := c.handshake(nc); err != nil {
+	r := bufio.NewReaderSize(nc, 64<<10)
+	if err := c.handshake(nc, r); err != nil {
 		cn.fail(err)
 		return false, 0, err
 	}
@@ -129,12 +140,13 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 
 	go c.writeLoop(cn, c.wake)
 	if c.deliver(Event{Kind: Connected, gen: cn.gen}, cn.done) {
-		cn.fail(c.readLoop(cn, bufio.NewReaderSize(nc, 64<<10)))
+		cn.fail(c.readLoop(cn, r))
 	}
 
 	c.mu.Lock()
 	c.up = false
 	c.mu.Unlock()
+	c.tellFlush()
 	cn.fail(errors.New("closed"))
 	<-cn.writerDone
 	reason := cn.cause()
@@ -142,13 +154,18 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 	return true, time.Since(started), reason
 }
 
-// handshake writes LinkAuth (when a token is set), WorldRegister and
-// WorldInfo (when the world has something to say), in one write, before
-// any other frame.
-func (c *Client) handshake(nc net.Conn) error {
+// handshake links nc, read through r, before any other frame: with a
+// token, it first has the listener prove that it knows the token (prove);
+// then it writes LinkAuth (with a token), WorldRegister and WorldInfo (when
+// the world has something to say), in one write. WorldInfo, like the token,
+// never reaches a listener that has not proved it is the world's sidecar.
+func (c *Client) handshake(nc net.Conn, r *bufio.Reader) error {
 	var b []byte
 	var err error
 	if len(c.cfg.Token) > 0 {
+		if err := c.prove(nc, r); err != nil {
+			return err
+		}
 		if b, err = proto.AppendFrame(b, proto.LinkAuth{Token: c.cfg.Token}); err != nil {
 			return fmt.Errorf("handshake: %w", err)
 		}
@@ -162,6 +179,35 @@ func (c *Client) handshake(nc net.Conn) error {
 	_ = nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
 	if _, err := nc.Write(b); err != nil {
 		return fmt.Errorf("handshake: write: %w", err)
+	}
+	return nil
+}
+
+// prove sends a LinkChallenge with a fresh nonce and wants the LinkProof of
+// the token for it back within ProofTimeout; anything else is
+// ErrNotOurSidecar. The token itself is sent only after this.
+func (c *Client) prove(nc net.Conn, r *bufio.Reader) error {
+	var nonce [proto.NonceLen]byte
+	_, _ = rand.Read(nonce[:]) // crypto/rand.Read never fails
+	_ = nc.SetDeadline(time.Now().Add(c.cfg.ProofTimeout))
+	defer func() { _ = nc.SetDeadline(time.Time{}) }()
+	if err := proto.WriteFrame(nc, proto.LinkChallenge{Nonce: nonce}); err != nil {
+		return fmt.Errorf("handshake: write the link challenge: %w", err)
+	}
+	p, err := proto.ReadFrame(r, nil)
+	if err != nil {
+		return fmt.Errorf("%w: no link proof within %v: %w", ErrNotOurSidecar, c.cfg.ProofTimeout, err)
+	}
+	m, err := proto.DecodeOutbound(p)
+	if err != nil {
+		return fmt.Errorf("%w: it answered a frame that is no link proof: %w", ErrNotOurSidecar, err)
+	}
+	proof, ok := m.(*proto.LinkProof)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: it answered %v, not a link proof", ErrNotOurSidecar, m.Op())
+	case !proto.ValidProof(c.cfg.Token, nonce, proof.MAC):
+		return fmt.Errorf("%w: its link proof is for another token", ErrNotOurSidecar)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package etherlink_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -25,16 +24,21 @@ func TestClient_Handshake_IsTheFirstThingSent(t *testing.T) {
 		want  []proto.Message
 	}{
 		{"no token: WorldRegister first", nil, proto.WorldInfo{}, []proto.Message{proto.WorldRegister{NodeID: 42}}},
-		{"token: LinkAuth, then WorldRegister", []byte("s3cret"), proto.WorldInfo{},
+		{"token: the challenge, once proved LinkAuth, then WorldRegister", []byte("s3cret"), proto.WorldInfo{},
 			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}}},
 		{"info: WorldRegister, then WorldInfo", []byte("s3cret"), info,
 			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}, info}},
+		{"info, no token: WorldRegister, then WorldInfo", nil, info,
+			[]proto.Message{proto.WorldRegister{NodeID: 42}, info}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPeer(t)
 			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 42, Token: tt.token, Info: tt.info})
 			s := p.accept()
+			if tt.token != nil {
+				s.prove(tt.token)
+			}
 			s.expect(tt.want...)
 			expectKind(t, c, etherlink.Connected)
 			poll.True(t, wait, "link up", c.Up)
@@ -294,30 +298,28 @@ func TestClient_Logs_EachStateChangeOnceNeverPerRetry(t *testing.T) {
 	}
 }
 
-func TestClient_Logs_ConnectionsRefusedAtOnceAreNotLoggedEachRetry(t *testing.T) {
+// A listener that hangs up on our challenge (an ether with another token
+// does so on a LinkAuth; an older one on anything but a LinkAuth) is not
+// our sidecar: refused before anything is linked, named once, not at each
+// retry.
+func TestClient_Logs_ListenerRefusingAtOnceIsNamedOnce(t *testing.T) {
 	p := newPeer(t)
 	log, lines := recordingLogger(t)
 	fast := etherlink.Backoff{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Stable: time.Minute}
-	c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, Token: []byte("wrong"), Backoff: fast, Logger: log})
-	refused := make(chan struct{})
-	go func() { // a sidecar refusing the token: it reads the first frame and hangs up
-		for {
-			select {
-			case nc := <-p.conns:
-				_, _ = proto.ReadFrame(bufio.NewReader(nc), nil)
-				nc.Close()
-			case <-refused:
-				return
-			}
-		}
-	}()
-	defer close(refused)
-	poll.True(t, wait, "ten connections refused", func() bool { return c.Stats().Connects >= 10 })
-	if n, l := lines.count("ether link connected"), lines.count("closed by the sidecar right after connecting"); n != 1 || l != 1 {
-		t.Fatalf("%d connected and %d lost lines for 10 refused connections, want 1 and 1", n, l)
+	c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, Token: []byte("ours"), Backoff: fast, Logger: log})
+	for range 10 { // it reads the first frame and hangs up
+		s := p.accept()
+		_, _ = proto.ReadFrame(s.r, nil)
+		s.nc.Close()
 	}
-	if n := lines.count("link token"); n < 1 {
-		t.Fatal("no line suggests the link token")
+	if n := lines.count("not this world's sidecar"); n != 1 {
+		t.Fatalf("%d lines name the foreign listener after 10 refusals, want 1", n)
+	}
+	if st := c.Stats(); st.Connects != 0 || st.Up {
+		t.Fatalf("stats %+v: a refused listener is never connected", st)
+	}
+	if n := lines.count("ether link connected"); n != 0 {
+		t.Fatalf("%d connected lines", n)
 	}
 }
 

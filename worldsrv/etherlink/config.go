@@ -23,6 +23,7 @@ const (
 	DefaultInLogins     = 1024
 	DefaultDialTimeout  = 5 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
+	DefaultProofTimeout = 5 * time.Second
 )
 
 // Config configures a Client. New keeps a defaulted copy, immutable from
@@ -32,8 +33,10 @@ type Config struct {
 	Addr string
 	// NodeID is the world's node id, sent in WorldRegister; 1-255.
 	NodeID uint8
-	// Token is the link token (the sidecar's RS_LINK_TOKEN); when set it is
-	// presented in a LinkAuth frame before anything else. Never logged.
+	// Token is the link token (the sidecar's RS_LINK_TOKEN). When set, the
+	// listener must first prove that it knows it (LinkChallenge →
+	// LinkProof) or the connection is refused (ErrNotOurSidecar); then it
+	// is presented in a LinkAuth frame before anything else. Never logged.
 	Token []byte
 	// Info is what the world tells its sidecar about itself (WorldInfo,
 	// sent after WorldRegister when any field is set): who runs it and its
@@ -61,6 +64,9 @@ type Config struct {
 	// WriteTimeout: a write to the sidecar that makes no progress for this
 	// long ends the connection (the sidecar is hung); default 30 s.
 	WriteTimeout time.Duration
+	// ProofTimeout bounds the wait for the listener's LinkProof (with a
+	// Token); default 5 s.
+	ProofTimeout time.Duration
 }
 
 // withDefaults returns c with every zero field defaulted.
@@ -77,6 +83,7 @@ func (c Config) withDefaults() Config {
 	c.InLogins = orDefault(c.InLogins, DefaultInLogins)
 	c.DialTimeout = orDefault(c.DialTimeout, DefaultDialTimeout)
 	c.WriteTimeout = orDefault(c.WriteTimeout, DefaultWriteTimeout)
+	c.ProofTimeout = orDefault(c.ProofTimeout, DefaultProofTimeout)
 	c.Backoff = c.Backoff.withDefaults()
 	return c
 }

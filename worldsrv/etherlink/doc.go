@@ -30,8 +30,11 @@
 // answer never overtakes a marker, and never lands in another connection.
 //
 // Run's goroutine dials and then is the reader; each connection has one
-// writer goroutine. On connect: LinkAuth (when Config.Token is set) and
-// WorldRegister are written first, the frames still queued for the dead
+// writer goroutine. On connect, with Config.Token set, the listener must
+// first prove that it knows the token (LinkChallenge → LinkProof, see
+// docs/ether-protocol.md) or it is refused (ErrNotOurSidecar: named once
+// with the process holding the port, never linked, never shown the
+// token); then LinkAuth (with a token) and WorldRegister are written first, the frames still queued for the dead
 // connection are dropped and counted, Send opens, the writer starts, a
 // Connected event is queued, and then the reader starts. Teardown, on a
 // read or write error or when Run's context ends: Send closes, the socket

@@ -74,17 +74,23 @@ func TestEther_HearsWorldRegisterOnEveryConnection(t *testing.T) {
 	}
 }
 
-// With RS_LINK_TOKEN the sidecar accepts a client presenting the token and
-// refuses one presenting another.
+// With RS_LINK_TOKEN the sidecar proves the token to a client holding it,
+// which links; a client holding another token finds the proof wrong and
+// does not link (nor show the sidecar its token), and the sidecar refuses
+// the connection the client leaves.
 func TestEther_LinkToken(t *testing.T) {
 	sc := ethertest.Start(t, "RS_LINK_TOKEN=s3cret-token")
-
-	wrong := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, Token: []byte("guess")})
-	expectKind(t, wrong, etherlink.Connected)
-	expectKind(t, wrong, etherlink.Disconnected) // the sidecar hangs up
-	poll.True(t, wait, "ether refused the wrong token", func() bool {
+	log, lines := recordingLogger(t)
+	wrong := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, Token: []byte("guess"), Logger: log})
+	poll.True(t, wait, "the client refused the sidecar's proof", func() bool {
+		return lines.count("its link proof is for another token") == 1
+	})
+	poll.True(t, wait, "ether refused the connection", func() bool {
 		return contains(sc.Output(), "refusing a world connection")
 	})
+	if st := wrong.Stats(); st.Up || st.Connects != 0 {
+		t.Fatalf("stats %+v: linked with the wrong token", st)
+	}
 	if got, err := sc.WorldLink(); err != nil || got != "down" {
 		t.Fatalf("world_link %q, %v after a wrong token; want down", got, err)
 	}

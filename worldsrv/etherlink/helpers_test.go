@@ -193,6 +193,16 @@ func (s *side) expect(want ...proto.Message) {
 	}
 }
 
+// prove answers the client's LinkChallenge with the proof for token.
+func (s *side) prove(token []byte) {
+	s.t.Helper()
+	ch, ok := s.next().(proto.LinkChallenge)
+	if !ok {
+		s.t.Fatalf("the client's first frame is not a LinkChallenge")
+	}
+	s.send(proto.LinkProof{MAC: proto.ProveLink(token, ch.Nonce)})
+}
+
 // send writes frames to the client.
 func (s *side) send(ms ...proto.Message) {
 	s.t.Helper()

@@ -3,7 +3,6 @@ package etherlink
 import (
 	"bufio"
 	"fmt"
-	"slices"
 
 	"github.com/corrosion/corrosion/ether/proto"
 )
@@ -44,7 +43,8 @@ type Event struct {
 	Kind Kind
 	// Msg (Kind Message) is an ether → world message as a value the event
 	// owns (proto.UpdateFriendList, proto.MessagePrivate, ...; never a
-	// pointer); its slices are copies, not the read buffer.
+	// pointer); its slices are copies, not the read buffer
+	// (proto.DecodeOutboundCopy).
 	Msg proto.Message
 	// Err (Kind Disconnected) is why the link was lost.
 	Err error
@@ -148,6 +148,7 @@ func (c *Client) deliver(ev Event, stop <-chan struct{}) bool {
 		return true
 	default:
 	}
+	c.tellFlush() // a Flush drains the queues: the engine no longer does
 	select {
 	case q <- ev:
 		return true
@@ -161,26 +162,23 @@ func (c *Client) deliver(ev Event, stop <-chan struct{}) bool {
 // stays. It returns the read error that ended the connection.
 func (c *Client) readLoop(cn *conn, r *bufio.Reader) error {
 	buf := make([]byte, 0, proto.MaxPayload)
-	var dec proto.Decoder
 	for {
 		var err error
 		if buf, err = proto.ReadFrame(r, buf); err != nil {
 			return fmt.Errorf("read: %w", err)
 		}
-		msg, err := dec.DecodeOutbound(buf)
+		msg, err := proto.DecodeOutboundCopy(buf) // a value of its own: it outlives buf in the queue
 		if err != nil {
 			c.stats.malformed.Add(1)
 			c.badFrame.log(c.log, "drop a frame from the sidecar that does not decode", "err", err,
 				"malformed_total", c.stats.malformed.Load())
 			continue
 		}
-		owned, ok := own(msg)
-		if !ok {
-			c.stats.malformed.Add(1)
-			c.badFrame.log(c.log, "drop a frame from the sidecar that etherlink cannot copy", "op", msg.Op())
-			continue
+		if msg.Op() == proto.OpPlayerSaveAck {
+			c.stats.unacked.Add(-1)
+			c.tellFlush()
 		}
-		if !c.deliver(Event{Kind: Message, Msg: owned, gen: cn.gen}, cn.done) {
+		if !c.deliver(Event{Kind: Message, Msg: msg, gen: cn.gen}, cn.done) {
 			return cn.cause()
 		}
 		c.stats.received.Add(1)
@@ -196,29 +194,4 @@ func loginAnswer(m proto.Message) bool {
 		return true
 	}
 	return false
-}
-
-// own copies a message decoded into a Decoder's storage (whose slices alias
-// the read buffer) into a value of its own. It reports false for a type it
-// does not know (an outbound message added to ether/proto but not here).
-func own(m proto.Message) (proto.Message, bool) {
-	switch m := m.(type) {
-	case *proto.UpdateFriendList:
-		return *m, true
-	case *proto.UpdateIgnoreList:
-		return proto.UpdateIgnoreList{Target37: m.Target37, Ignores: slices.Clone(m.Ignores)}, true
-	case *proto.MessagePrivate:
-		v := *m
-		v.Body = slices.Clone(m.Body)
-		return v, true
-	case *proto.FriendListComplete:
-		return *m, true
-	case *proto.PlayerLoadResponse:
-		return proto.PlayerLoadResponse{User37: m.User37, SaveData: slices.Clone(m.SaveData)}, true
-	case *proto.PlayerSaveAck:
-		return *m, true
-	case *proto.LoginCheckResponse:
-		return *m, true
-	}
-	return nil, false
 }

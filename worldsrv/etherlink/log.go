@@ -4,9 +4,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/portholder"
 )
 
 // flapWindow: a connection the sidecar closes this soon after it opened is
@@ -28,14 +32,19 @@ func closedByPeer(err error) bool {
 //	           until a connection lasts
 //	down       at the first failed dial of an outage (or after a flap);
 //	           later ones are silent
+//	foreign    the first time in an outage that the listener on the port
+//	           is not our sidecar (ErrNotOurSidecar), naming the process
+//	           that holds the port; later refusals are silent
 //
 // It belongs to Run's goroutine; the delayed "connected" line reads only
 // its own arguments.
 type stateLog struct {
-	log        *slog.Logger  // immutable
-	maxBackoff time.Duration // immutable
-	saidDown   bool          // Run's goroutine only: this outage's failed dial was logged
-	flapping   bool          // Run's goroutine only: the last connection was closed within flapWindow
+	log         *slog.Logger  // immutable
+	addr        string        // immutable; the sidecar's address
+	maxBackoff  time.Duration // immutable
+	saidDown    bool          // Run's goroutine only: this outage's failed dial was logged
+	saidForeign bool          // Run's goroutine only: this outage's foreign listener was named
+	flapping    bool          // Run's goroutine only: the last connection was closed within flapWindow
 }
 
 // connected logs a new connection (later while flapping) and returns the
@@ -57,18 +66,39 @@ func (s *stateLog) ended(connected bool, upFor time.Duration, err error, retryIn
 	switch {
 	case connected && (upFor >= flapWindow || !closedByPeer(err)):
 		s.log.Warn("ether link lost", "reason", err, "up_for", up, "retry_in", retryIn)
-		s.saidDown, s.flapping = false, false
+		s.saidDown, s.saidForeign, s.flapping = false, false, false
 	case connected && !s.flapping:
 		s.log.Warn("ether link closed by the sidecar right after connecting (a sidecar refusing our link token does this); quiet until a connection lasts",
 			"reason", err, "up_for", up, "retry_in", retryIn, "max_backoff", s.maxBackoff)
-		s.saidDown, s.flapping = false, true
+		s.saidDown, s.saidForeign, s.flapping = false, false, true
 	case connected:
 		// another flap: said already
+	case errors.Is(err, ErrNotOurSidecar):
+		if !s.saidForeign {
+			s.log.Warn("the ether port is held by a process that is not this world's sidecar; not linking to it (logins are answered \"login server offline\"), quietly until our own sidecar answers",
+				append([]any{"reason", err, "retry_in", retryIn, "max_backoff", s.maxBackoff}, holder(s.addr)...)...)
+		}
+		s.saidDown, s.saidForeign = true, true
 	case !s.saidDown:
 		s.log.Warn("ether link down; redialling with backoff, quietly until it is up",
 			"err", err, "retry_in", retryIn, "max_backoff", s.maxBackoff)
 		s.saidDown = true
 	}
+}
+
+// holder names the process listening on addr's port, as log attributes:
+// holder_pid and holder_command, or holder_unknown with why not.
+func holder(addr string) []any {
+	_, p, _ := net.SplitHostPort(addr)
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return []any{"holder_unknown", err.Error()}
+	}
+	h, err := portholder.Find(port)
+	if err != nil {
+		return []any{"holder_unknown", err.Error()}
+	}
+	return []any{"holder_pid", h.PID, "holder_command", h.Command}
 }
 
 // logEvery is the least time between two log lines of one logLimiter.

@@ -64,6 +64,9 @@ func (c *Client) Send(m proto.Message) bool {
 	}
 	q.buf = buf
 	q.frames++
+	if m.Op() == proto.OpPlayerSaveRequest {
+		c.stats.unacked.Add(1) // under mu: dropStaleLocked resets it with the queue
+	}
 	wake := c.wake
 	c.mu.Unlock()
 	select {
@@ -79,6 +82,7 @@ func (c *Client) dropStaleLocked() int {
 	n := c.out.frames
 	c.out.buf = c.out.buf[:0]
 	c.out.frames = 0
+	c.stats.unacked.Store(0) // the old connection's saves will not be acknowledged
 	c.stats.droppedStale.Add(uint64(n))
 	return n
 }

@@ -10,6 +10,7 @@ type Stats struct {
 	Dropped    Drops  // outbound messages not delivered, by cause
 	Received   uint64 // frames from the sidecar queued as events
 	Malformed  uint64 // frames from the sidecar that did not decode (dropped; the connection kept)
+	Unacked    int64  // saves (PlayerSaveRequest) sent on this connection and not yet acknowledged
 	Connects   uint64 // connections established (handshake written)
 	Reconnects uint64 // connections after the first
 	OutQueue   int    // outbound frames waiting or being written
@@ -30,6 +31,7 @@ func (d Drops) Total() uint64 { return d.Full + d.Down + d.Stale + d.TooLarge }
 // counters are the totals behind Stats.
 type counters struct {
 	sent, received, malformed, connects                     atomic.Uint64
+	unacked                                                 atomic.Int64 // saves sent on this connection, not yet acknowledged
 	droppedFull, droppedDown, droppedStale, droppedTooLarge atomic.Uint64
 }
 
@@ -40,7 +42,7 @@ func (c *Client) Stats() Stats {
 	c.mu.Unlock()
 	s := &c.stats
 	st := Stats{
-		Up: up, Sent: s.sent.Load(), Received: s.received.Load(), Malformed: s.malformed.Load(),
+		Up: up, Sent: s.sent.Load(), Received: s.received.Load(), Malformed: s.malformed.Load(), Unacked: s.unacked.Load(),
 		Connects: s.connects.Load(), OutQueue: out, InQueue: c.queued(),
 		Dropped: Drops{Full: s.droppedFull.Load(), Down: s.droppedDown.Load(),
 			Stale: s.droppedStale.Load(), TooLarge: s.droppedTooLarge.Load()},

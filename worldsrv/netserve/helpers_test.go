@@ -17,7 +17,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/corrosion/corrosion/internal/pgtest"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
@@ -54,7 +53,7 @@ func newWorld(t *testing.T, cfg engine.Config, opts Options) *world {
 	if cfg.TickInterval == 0 {
 		cfg.TickInterval = 20 * time.Millisecond
 	}
-	e, err := engine.New(cfg, engine.Deps{Logger: log, Map: testMap(), Accounts: accounttest.New(t)})
+	e, err := engine.New(cfg, engine.Deps{Logger: log, Map: testMap(), Accounts: testAccounts(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

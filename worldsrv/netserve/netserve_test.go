@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
@@ -204,7 +203,7 @@ func walk(c *tcpClient, a, b terrain.Point, stop <-chan struct{}) {
 // accept queue (1) full, the next connection is closed at once, counted.
 func TestTCP_FullAcceptQueueCloses(t *testing.T) {
 	e, err := engine.New(engine.Config{NodeID: 10, EtherOff: true, AcceptQueue: 1},
-		engine.Deps{Map: testMap(), Accounts: accounttest.New(t)})
+		engine.Deps{Map: testMap(), Accounts: testAccounts(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

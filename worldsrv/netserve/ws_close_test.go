@@ -11,7 +11,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/corrosion/corrosion/internal/poll"
-	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
 	"github.com/corrosion/corrosion/worldsrv/engine"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -143,7 +142,7 @@ func TestWebSocket_DeadPeerReleasedWithinTheBound(t *testing.T) {
 // to try again later.
 func TestWebSocket_FullAcceptQueueTryAgainLater(t *testing.T) {
 	e, err := engine.New(engine.Config{NodeID: 10, EtherOff: true, AcceptQueue: 1},
-		engine.Deps{Map: testMap(), Accounts: accounttest.New(t)})
+		engine.Deps{Map: testMap(), Accounts: testAccounts(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

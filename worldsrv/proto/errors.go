@@ -3,6 +3,8 @@ package proto
 import (
 	"errors"
 	"fmt"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // Sentinel errors. The errors this package returns wrap one of them (test
@@ -10,18 +12,19 @@ import (
 // "decode client PrivateMessage (7): text is 81 bytes, want 1–80: proto: text length out of range".
 // A world closes the connection of a client whose frame fails to decode.
 var (
-	// ErrEmpty: a zero-length payload, which has no opcode.
-	ErrEmpty = errors.New("proto: empty payload")
+	// ErrEmpty: a zero-length payload, which has no opcode. It, and the
+	// three below, are internal/frame's, which ether/proto returns too.
+	ErrEmpty = frame.ErrEmpty
 	// ErrUnknownOp: an opcode the direction's table does not define.
-	ErrUnknownOp = errors.New("proto: unknown opcode")
+	ErrUnknownOp = frame.ErrUnknownOp
 	// ErrLength: a payload of the wrong length for its opcode: a fixed-size
 	// message of another size, one shorter than its fixed head, bytes left
 	// over after the last field, or a list whose length does not match its
 	// count.
-	ErrLength = errors.New("proto: wrong payload length")
+	ErrLength = frame.ErrLength
 	// ErrTooLarge: a frame header announcing more than MaxPayload bytes, or
 	// a message that would encode to more.
-	ErrTooLarge = errors.New("proto: payload too large")
+	ErrTooLarge = frame.ErrTooLarge
 	// ErrBadFrame: a WebSocket message that is not exactly one frame.
 	ErrBadFrame = errors.New("proto: message is not one frame")
 	// ErrBadString: a str8 whose byte count runs past the end of the payload.

@@ -1,9 +1,11 @@
 package proto
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"sync"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // The same frames travel over TCP (a stream of frames) and WebSocket (one
@@ -15,70 +17,39 @@ import (
 // (MaxFrame bytes always suffice). A payload over MaxPayload is
 // ErrTooLarge, and dst is returned with its original length.
 func AppendFrame(dst []byte, m Message) ([]byte, error) {
-	start := len(dst)
-	dst = m.AppendPayload(append(dst, 0, 0))
-	n := len(dst) - start - HeaderLen
-	if n > MaxPayload {
-		return dst[:start], tooLargeError(m, n)
+	dst, err := frame.Append(dst, m, MaxPayload)
+	if err != nil {
+		return dst, fmt.Errorf("encode %T: %w", m, err)
 	}
-	be.PutUint16(dst[start:], uint16(n))
 	return dst, nil
 }
-
-func tooLargeError(m Message, n int) error {
-	return fmt.Errorf("encode %T: payload is %d bytes, max %d: %w", m, n, MaxPayload, ErrTooLarge)
-}
-
-// framePool holds WriteFrame's scratch buffers, each MaxFrame bytes.
-var framePool = sync.Pool{New: func() any { b := make([]byte, 0, MaxFrame); return &b }}
 
 // WriteFrame writes one frame carrying m to w in a single Write call, so
 // frames from concurrent writers to a connection that serialises its
 // Writes (a net.Conn does) never interleave. It allocates nothing once its
-// pool is warm. Write errors are returned as they are.
+// pool is warm (internal/frame.Write). Write errors are returned as they are.
 func WriteFrame(w io.Writer, m Message) error {
-	bp := framePool.Get().(*[]byte)
-	frame, err := AppendFrame((*bp)[:0], m)
-	if err == nil {
-		_, err = w.Write(frame)
+	err := frame.Write(w, m, MaxPayload)
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("encode %T: %w", m, err)
 	}
-	framePool.Put(bp)
 	return err
 }
 
-// ReadFrame reads one frame from r and returns its payload, opcode first.
-// The payload is read into buf when cap(buf) is large enough, so a loop
-// that passes each payload back in (p, err = ReadFrame(r, p)) stops
-// allocating once its buffer has grown; make([]byte, 0, MaxPayload) never
-// grows. A header announcing more than MaxPayload bytes is ErrTooLarge,
-// read no further: the caller closes the connection. A zero-length frame
-// returns an empty payload and no error (decoding it reports ErrEmpty).
-// Errors from r are returned as they are, except that a stream ending
-// inside a frame is io.ErrUnexpectedEOF; io.EOF means it ended cleanly
-// between frames. On error the payload is empty, keeping buf's storage.
-// Wrap a net.Conn in a bufio.Reader: ReadFrame makes two reads.
+// ReadFrame reads one frame from r and returns its payload, opcode first
+// (internal/frame.Read with MaxPayload as the cap). The payload is read into
+// buf when cap(buf) is large enough, so a loop that passes each payload
+// back in (p, err = ReadFrame(r, p)) stops allocating once its buffer has
+// grown; make([]byte, 0, MaxPayload) never grows. A header announcing more
+// than MaxPayload bytes is ErrTooLarge, read no further: the caller closes
+// the connection. A zero-length frame returns an empty payload and no
+// error (decoding it reports ErrEmpty). Errors from r are returned as they
+// are, except that a stream ending inside a frame is io.ErrUnexpectedEOF;
+// io.EOF means it ended cleanly between frames. On error the payload is
+// empty, keeping buf's storage. Wrap a net.Conn in a bufio.Reader:
+// ReadFrame makes two reads.
 func ReadFrame(r io.Reader, buf []byte) (payload []byte, err error) {
-	if cap(buf) < HeaderLen {
-		buf = make([]byte, 0, 64)
-	}
-	hdr := buf[:HeaderLen]
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return buf[:0], err // io.EOF if nothing was read, else io.ErrUnexpectedEOF
-	}
-	n := int(be.Uint16(hdr))
-	if n > MaxPayload {
-		return buf[:0], frameTooLargeError(n)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n, MaxPayload)
-	}
-	if _, err := io.ReadFull(r, buf[:n]); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return buf[:0], err
-	}
-	return buf[:n], nil
+	return frame.Read(r, buf, MaxPayload)
 }
 
 // DecodeFrame returns the payload of msg, a WebSocket message that must be
@@ -90,17 +61,13 @@ func DecodeFrame(msg []byte) ([]byte, error) {
 		return nil, badFrameError(len(msg), HeaderLen)
 	}
 	n := int(be.Uint16(msg))
-	if n > MaxPayload {
-		return nil, frameTooLargeError(n)
+	if err := frame.CheckLength(n, MaxPayload); err != nil {
+		return nil, err
 	}
 	if len(msg) != HeaderLen+n {
 		return nil, badFrameError(len(msg), HeaderLen+n)
 	}
 	return msg[HeaderLen:len(msg):len(msg)], nil
-}
-
-func frameTooLargeError(n int) error {
-	return fmt.Errorf("read frame: header says %d bytes, max %d: %w", n, MaxPayload, ErrTooLarge)
 }
 
 func badFrameError(got, want int) error {

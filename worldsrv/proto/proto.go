@@ -10,6 +10,8 @@
 // from a payload whose opcode and length the table has checked).
 package proto
 
+import "github.com/corrosion/corrosion/internal/frame"
+
 // ClientOp is the opcode of a frame a client sends to the world, the first
 // byte of its payload. The client table (table.go) says what each means.
 type ClientOp uint8
@@ -74,7 +76,7 @@ type WorldMessage interface {
 
 const (
 	// HeaderLen is the size of the frame header: the u16 payload length.
-	HeaderLen = 2
+	HeaderLen = frame.HeaderLen
 	// MaxPayload is the largest payload a frame may carry, opcode included.
 	// A header announcing more is ErrTooLarge, and the connection closes.
 	MaxPayload = 4096

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/childproc"
 )
 
 // Defaults.
@@ -117,7 +116,7 @@ func (c Config) environment() map[string]string {
 }
 
 // findBinary resolves Config.Binary: as given, else `ether` next to the
-// running executable, else on PATH.
+// running executable, else on PATH (childproc.FindBinary).
 func findBinary(given string) (string, error) {
 	if given != "" {
 		if fi, err := os.Stat(given); err != nil || fi.IsDir() {
@@ -125,20 +124,9 @@ func findBinary(given string) (string, error) {
 		}
 		return given, nil
 	}
-	name := "ether"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		beside = filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(beside); err == nil && !fi.IsDir() {
-			return beside, nil
-		}
-	}
-	p, err := exec.LookPath(name)
+	p, err := childproc.FindBinary("ether")
 	if err != nil {
-		return "", fmt.Errorf("sidecar: no ether binary next to this executable (%s) or on PATH: %w", beside, err)
+		return "", fmt.Errorf("sidecar: %w", err)
 	}
 	return p, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/internal/childproc"
 )
 
 // tailBytes is how much of `ether migrate`'s stderr an error quotes.
@@ -29,7 +30,7 @@ func (s *Sidecar) migrate(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := supervise.StartBound(cmd) // a world killed mid-migrate takes the migrate along
+	err := childproc.StartBound(cmd) // a world killed mid-migrate takes the migrate along
 	if err == nil {
 		err = cmd.Wait()
 	}

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/ether/proto"
 )
 
@@ -20,7 +22,7 @@ import (
 // gave up on would answer every login "login server offline" until it is
 // restarted by hand; retrying every 30 s costs nothing.
 var policy = supervise.Policy{
-	Restart:        supervise.RestartAlways, // even a clean exit we did not ask for
+	Restart:        config.RestartAlways, // even a clean exit we did not ask for
 	BackoffInitial: time.Second,
 	BackoffMax:     30 * time.Second,
 	HealthyAfter:   time.Minute, // a run this long starts the backoff again at 1 s
@@ -38,7 +40,7 @@ type Sidecar struct {
 	bin     string                // immutable after New
 	dir     string                // immutable after New; the supervisor's state dir
 	tempDir bool                  // immutable after New; dir is ours to remove
-	inst    *supervise.Instance   // immutable after New
+	inst    *config.Instance      // immutable after New
 	log     *slog.Logger          // immutable after New; component=ether
 	sink    *logSink              // immutable after New
 	sup     *supervise.Supervisor // immutable after New
@@ -72,7 +74,7 @@ func New(cfg Config) (*Sidecar, error) {
 		}
 		s.tempDir = true
 	}
-	s.inst = &supervise.Instance{ID: "ether", Game: "ether", Root: s.dir, Exec: bin, Args: []string{"run"},
+	s.inst = &config.Instance{ID: "ether", Game: "ether", Root: s.dir, Exec: bin, Args: []string{"run"},
 		Env: cfg.environment(), Restart: policy.Restart, ReadyPattern: readyLine,
 		StopTimeoutSeconds: int((cfg.StopTimeout + time.Second - 1) / time.Second)}
 	s.sink = &logSink{log: s.log}
@@ -142,8 +144,10 @@ func (s *Sidecar) PID() int { return s.sup.Status().PID }
 // Wait polls until ether has said it is ready (the supervisor reports it
 // running) and its port accepts a TCP connection (see the package doc:
 // before the world's own link dials). Both, because the port alone could be
-// another program's. Without a deadline on ctx it gives up after
-// DefaultWaitTimeout. Its error quotes ether's last lines.
+// another program's. It gives up at once when ether has crashed and waits
+// for its restart (it could not bind its port, say: the supervisor
+// restarts it, and the world's link finds it when it serves), and without a deadline on ctx
+// after DefaultWaitTimeout. Its error quotes ether's last lines.
 func (s *Sidecar) Wait(ctx context.Context) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -155,7 +159,11 @@ func (s *Sidecar) Wait(ctx context.Context) error {
 	var d net.Dialer
 	err := errors.New("ether has not logged that it is ready")
 	for {
-		if s.sup.Status().State == supervise.StateRunning {
+		if st := s.sup.Status(); st.State == wire.StateCrashed {
+			return fmt.Errorf("sidecar: ether exited before it was ready (%d crashes)%s",
+				st.CrashCount, quote(s.sink.lastLines()))
+		}
+		if s.sup.Status().State == wire.StateRunning {
 			var c net.Conn
 			if c, err = d.DialContext(ctx, "tcp", s.Addr()); err == nil {
 				s.leave(c)
@@ -221,7 +229,7 @@ func (s *Sidecar) waitGone(ctx context.Context) error {
 	for {
 		changed := s.sup.Changed()
 		st := s.sup.Status()
-		if st.PID == 0 && (st.State == supervise.StateStopped || st.State == supervise.StateCrashed) && st.RestartIn == nil {
+		if st.PID == 0 && (st.State == wire.StateStopped || st.State == wire.StateCrashed) && st.RestartIn == nil {
 			return nil
 		}
 		select {

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -195,7 +195,7 @@ func TestSidecar_StartWaitStop(t *testing.T) {
 			strings.Contains(out.String(), "component=ether")
 	})
 	poll.Until(t, etherWait, func() error {
-		if st := s.Status(); st.State != supervise.StateRunning {
+		if st := s.Status(); st.State != wire.StateRunning {
 			return fmt.Errorf("state %s, want running once ether logged ready", st.State)
 		}
 		return nil
@@ -209,7 +209,7 @@ func TestSidecar_StartWaitStop(t *testing.T) {
 	if !gone(pid) || accepts(s.Addr()) {
 		t.Fatalf("after Stop: pid %d gone %v, port accepts %v", pid, gone(pid), accepts(s.Addr()))
 	}
-	if st := s.Status(); st.State != supervise.StateStopped || st.ExitCode == nil || *st.ExitCode != 0 {
+	if st := s.Status(); st.State != wire.StateStopped || st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Fatalf("after Stop: %+v, want stopped with exit code 0 (a clean SIGTERM stop)", st)
 	}
 	if !strings.Contains(out.String(), "ether stopped") {
@@ -261,7 +261,7 @@ func TestSidecar_StopDuringBackoffStartsNoEther(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll.Until(t, 10*time.Second, func() error {
-		if st := s.Status(); st.State != supervise.StateCrashed || st.RestartIn == nil {
+		if st := s.Status(); st.State != wire.StateCrashed || st.RestartIn == nil {
 			return fmt.Errorf("not waiting to restart: %+v", st)
 		}
 		return nil
@@ -269,7 +269,7 @@ func TestSidecar_StopDuringBackoffStartsNoEther(t *testing.T) {
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Status(); st.State != supervise.StateStopped || st.PID != 0 || st.RestartIn != nil {
+	if st := s.Status(); st.State != wire.StateStopped || st.PID != 0 || st.RestartIn != nil {
 		t.Fatalf("after Stop in the backoff: %+v", st)
 	}
 }
@@ -318,7 +318,7 @@ func TestSidecar_MigrateFailureIsAClearError(t *testing.T) {
 	if strings.Contains(err.Error(), cfg.DB.Pass) {
 		t.Fatalf("the error shows the database password: %v", err)
 	}
-	if st := s.Status(); st.PID != 0 || st.State != supervise.StateStopped {
+	if st := s.Status(); st.PID != 0 || st.State != wire.StateStopped {
 		t.Fatalf("ether run was started after a failed migrate: %+v", st)
 	}
 }

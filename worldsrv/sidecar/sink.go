@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/corrosion/corrosion/agent/supervise"
+	"github.com/corrosion/corrosion/agent/wire"
 )
 
 // tailLines is how many of ether's last output lines an error quotes.
@@ -27,8 +28,8 @@ var _ supervise.Sink = (*logSink)(nil)
 
 // State logs a crash as a warning (the supervisor logs every transition
 // at info).
-func (k *logSink) State(_ string, ev supervise.StateEvent) {
-	if ev.State != supervise.StateCrashed {
+func (k *logSink) State(_ string, ev wire.StateEvent) {
+	if ev.State != wire.StateCrashed {
 		return
 	}
 	code := "unknown"
@@ -40,14 +41,14 @@ func (k *logSink) State(_ string, ev supervise.StateEvent) {
 
 // Console logs each line: stdout at info, stderr at warn, a line with its
 // own slog level (level=…) at that level, the supervisor's notices at info.
-func (k *logSink) Console(_ string, lines []supervise.ConsoleLine) {
+func (k *logSink) Console(_ string, lines []wire.ConsoleLine) {
 	for _, l := range lines {
 		level := slog.LevelInfo
 		switch l.Stream {
-		case supervise.StreamNotice:
+		case wire.StreamAgent:
 			k.log.Info(l.Text, "stream", "supervise")
 			continue
-		case supervise.StreamStderr:
+		case wire.StreamStderr:
 			level = slog.LevelWarn
 		}
 		if own, ok := lineLevel(l.Text); ok {

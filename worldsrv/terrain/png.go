@@ -23,8 +23,11 @@ type palette struct {
 var (
 	resourceColour = rgb{250, 190, 40}
 	resourceShadow = rgb{92, 58, 20} // the lower-right pixel of a node, so it shows on sand too
-	spawnColour    = rgb{244, 236, 218}
-	spawnEdge      = rgb{170, 80, 56}
+	// The spawn area is a paved plaza in muted stone, a little lighter than the ground
+	// with a darker kerb: it must not read as a player (the player's own marker is
+	// the brightest thing on the map, web/world/static/map.js).
+	spawnColour = rgb{150, 144, 128}
+	spawnEdge   = rgb{104, 98, 86}
 )
 
 var palettes = [NumBiomes]palette{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,5 +94,33 @@ func checkMarkers(t *testing.T, m *Map, data []byte) {
 	}
 	if resources == 0 {
 		t.Error("no resource nodes to see")
+	}
+}
+
+// The spawn plaza is drawn in muted stone: not near white and not a strong colour, so the
+// player's own marker (bright yellow, web/world/static/map.js) is what catches the eye
+// where a new player stands (the plaza was white with a red kerb and read as the player).
+func TestPNG_SpawnPlazaIsMuted(t *testing.T) {
+	luminance := func(c rgb) float64 { // WCAG relative luminance
+		lin := func(v int32) float64 {
+			f := float64(v) / 255
+			if f <= 0.04045 {
+				return f / 12.92
+			}
+			return math.Pow((f+0.055)/1.055, 2.4)
+		}
+		return 0.2126*lin(c.r) + 0.7152*lin(c.g) + 0.0722*lin(c.b)
+	}
+	self := rgb{0xff, 0xd3, 0x4d}
+	for name, c := range map[string]rgb{"plaza": spawnColour, "kerb": spawnEdge} {
+		if l := luminance(c); l > 0.5 {
+			t.Errorf("spawn %s %v: luminance %.2f, want ≤ 0.5 (not near white)", name, c, l)
+		}
+		if chroma := max(c.r, c.g, c.b) - min(c.r, c.g, c.b); chroma > 40 {
+			t.Errorf("spawn %s %v: chroma %d, want ≤ 40 (a muted colour)", name, c, chroma)
+		}
+		if ratio := (luminance(self) + 0.05) / (luminance(c) + 0.05); ratio < 2 {
+			t.Errorf("spawn %s %v: the player's marker is only %.2f× as bright, want ≥ 2", name, c, ratio)
+		}
 	}
 }

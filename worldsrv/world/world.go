@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	etherproto "github.com/corrosion/corrosion/ether/proto"
 	webworld "github.com/corrosion/corrosion/web/world"
 	"github.com/corrosion/corrosion/worldsrv/account"
 	"github.com/corrosion/corrosion/worldsrv/admin"
@@ -120,11 +119,17 @@ func (w *World) startEther(ctx context.Context) error {
 			return err
 		}
 		if err := s.Wait(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// The world serves without its sidecar (not ready, logins
+			// answered "login server offline") until its link finds the
+			// sidecar, proved by the link token, once it is up.
+			w.log.Warn("ether sidecar not ready; serving unlinked until it is", "err", err)
 		}
 	}
 	w.link = etherlink.New(etherlink.Config{Addr: cfg.EtherAddr(), NodeID: cfg.NodeID,
-		Token: []byte(cfg.LinkToken), Info: cfg.WorldInfo(), Logger: w.log.With("component", "etherlink")})
+		Token: []byte(cfg.LinkToken), Info: cfg.WorldInfo(), Logger: w.log}) // the client adds component=etherlink and addr
 	return nil
 }
 
@@ -144,7 +149,7 @@ func (w *World) build(words []string) error {
 	if err != nil {
 		return fmt.Errorf("open accounts: %w", err)
 	}
-	deps := engine.Deps{Logger: w.log, Map: w.world, Accounts: acc}
+	deps := engine.Deps{Logger: w.log, Map: w.world, Accounts: storeAccounts{acc}}
 	if w.link != nil {
 		deps.Link = w.link
 	}
@@ -200,6 +205,10 @@ func (w *World) buildAdmin(api *httpapi.Server) error {
 	api.Handle("GET /rcon/{password}", adm.WebHandler())
 	return nil
 }
+
+// Console is the world as the admin commands see it, for the console
+// input (stdin) beside RCON.
+func (w *World) Console() admin.Console { return w.engine }
 
 // GameAddr and HTTPAddr are the bound listeners' addresses.
 func (w *World) GameAddr() net.Addr { return w.gameLn.Addr() }
@@ -289,24 +298,15 @@ func (w *World) shutdown(stopEngine func(), engineDone, gameDone <-chan error, s
 // flushLink waits, bounded, until the sidecar has acknowledged every save
 // the engine sent it (the players' last saves): bytes written to the socket
 // are not yet stored, and stopping ether before it has read them loses
-// them. The engine has stopped, so the acks are drained here.
+// them.
 func (w *World) flushLink() {
 	if w.link == nil {
 		return
 	}
-	st := w.engine.Stats()
-	waiting := int64(st.SavesSent) - int64(st.SavesAcked)
-	deadline := time.Now().Add(linkFlushGrace)
-	for waiting > 0 && w.link.Up() && time.Now().Before(deadline) {
-		w.link.Drain(100, func(ev etherlink.Event) {
-			if _, ok := ev.Msg.(etherproto.PlayerSaveAck); ok {
-				waiting--
-			}
-		})
-		time.Sleep(10 * time.Millisecond)
-	}
-	if waiting > 0 {
-		w.log.Warn("ether link closed with saves unacknowledged", "saves", waiting)
+	ctx, cancel := context.WithTimeout(context.Background(), linkFlushGrace)
+	defer cancel()
+	if err := w.link.Flush(ctx); err != nil {
+		w.log.Warn("ether link closed with saves unacknowledged", "err", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/installer"
 )
 
@@ -18,7 +19,7 @@ func runInstaller(args []string, stdout, stderr io.Writer) int {
 	cmd := args[0]
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := installer.Options{Out: stdout}
+	o := installer.Options{Out: stdout, ValidateConfig: validateConfig}
 	fs.StringVar(&o.Root, "root", "", "install under this directory instead of / (tests); starts nothing")
 	fs.StringVar(&o.ConfigPath, "config", installer.DefaultConfigPath(), "the config file the service reads")
 	var printUnit bool
@@ -61,4 +62,10 @@ func runInstaller(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// validateConfig is the installer's config check: the agent's own loader.
+func validateConfig(data []byte, lookup func(string) (string, bool)) error {
+	_, err := config.Parse(data, lookup)
+	return err
 }

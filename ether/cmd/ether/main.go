@@ -16,6 +16,8 @@ import (
 
 	"github.com/corrosion/corrosion/ether"
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/consolein"
+	"github.com/corrosion/corrosion/internal/logdest"
 )
 
 const usage = `usage: ether <command> [flags]
@@ -60,13 +62,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
 		return 2
 	}
-	log := ether.NewLogger(stderr, cfg)
+	log := ether.NewLogger(logdest.Writer(cfg.LogStdout, getenv, stdout, stderr), cfg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if args[0] == "migrate" {
 		err = ether.Migrate(ctx, cfg, log)
 	} else {
-		err = serve(ctx, cfg, log)
+		err = serve(ctx, cfg, log, os.Stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
@@ -75,11 +77,19 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
-func serve(ctx context.Context, cfg ether.Config, log *slog.Logger) error {
+func serve(ctx context.Context, cfg ether.Config, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
 	node, err := ether.New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
+	// The console input: status, health, help, answered on stdout. Not
+	// waited for: it never holds up the shutdown.
+	go func() {
+		err := consolein.Serve(ctx, stdin, stdout, func(_ context.Context, line string) string { return node.ConsoleLine(line) })
+		if err != nil {
+			log.Warn("console input ended", "err", err)
+		}
+	}()
 	return node.Run(ctx)
 }
 

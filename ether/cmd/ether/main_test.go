@@ -99,6 +99,12 @@ func TestBinary_MigrateRunLoginCheckAndSIGTERM(t *testing.T) {
 	}
 
 	cmd, _, stderr = command(bin, env, runArgs...)
+	var stdout testbin.Output // read while ether runs: the console's answers
+	cmd.Stdout = &stdout
+	stdin, err := cmd.StdinPipe() // left open: it must not hold up SIGTERM
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +132,12 @@ func TestBinary_MigrateRunLoginCheckAndSIGTERM(t *testing.T) {
 	if m, err := proto.DecodeOutbound(p); err != nil || *m.(*proto.LoginCheckResponse) != (proto.LoginCheckResponse{User37: 424242, Allowed: true}) {
 		t.Fatalf("LoginCheck answer %#v, %v", m, err)
 	}
+
+	// The console input: a few admin words, answered on stdout.
+	testbin.Converse(t, stdin, &stdout, 10*time.Second,
+		testbin.Exchange{Line: "status", Want: "node 10  cluster e2e  world link up"},
+		testbin.Exchange{Line: "health", Want: `"login_checks_allowed":1`},
+		testbin.Exchange{Line: "frobnicate", Want: `unknown command "frobnicate"; commands: status, health, help`})
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

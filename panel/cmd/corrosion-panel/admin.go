@@ -26,7 +26,8 @@ type dbFlags struct {
 func newDBFlags(name string, e env) *dbFlags {
 	f := &dbFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), dsn: e.getenv("DATABASE_URL")}
 	f.fs.SetOutput(e.stdout)
-	f.fs.StringVar(&f.dsn, "database-url", f.dsn, "Postgres URL [DATABASE_URL]")
+	f.fs.StringVar(&f.dsn, "database-url", f.dsn, flagval.SecretUsage("Postgres URL [DATABASE_URL]", "DATABASE_URL", "database-url-file"))
+	f.fs.Func("database-url-file", "file holding the Postgres URL", flagval.SecretFile(&f.dsn))
 	return f
 }
 

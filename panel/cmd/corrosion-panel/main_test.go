@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,8 +194,9 @@ func TestDevRefusesBadFlagsAndTakenPortsInOneLine(t *testing.T) {
 	}
 	defer taken.Close()
 	r := runCmd(t, nil, "", "dev", "--listen", taken.Addr().String(), "--world-ports", "free")
-	if r.code != exitFail || !strings.Contains(r.stderr, taken.Addr().String()+" is taken (the panel)") || strings.Count(r.stderr, "\n") != 1 {
-		t.Errorf("taken panel port: exit %d, stderr %q; want 1 and one line naming the address", r.code, r.stderr)
+	want := fmt.Sprintf("%s (the panel) is held by pid %d (", taken.Addr(), os.Getpid())
+	if r.code != exitFail || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("taken panel port: exit %d, stderr %q; want 1 and one line naming the address and its holder", r.code, r.stderr)
 	}
 }
 

@@ -11,7 +11,7 @@
   "use strict";
 
   var MAX_LINES = 5000;
-  var STREAM_CLASS = { o: "ln", e: "ln err", a: "ln agent" };
+  var STREAM_CLASS = { o: "ln", e: "ln err", w: "ln warn", a: "ln agent" };
 
   function clock() {
     return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });

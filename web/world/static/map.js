@@ -120,12 +120,14 @@
 
   function drawPlayer(x, y, t, name, kind) {
     const s = PLAYER_STYLE[kind];
-    const r = Math.max(4.5, t * (kind === 'self' ? 0.5 : 0.42));
+    // You are the biggest, brightest mark on the map (the spawn plaza under you is
+    // muted stone); others are smaller dots.
+    const r = kind === 'self' ? Math.max(10, t * 0.8) : Math.max(5, t * 0.42);
     ctx.fillStyle = 'rgba(0,0,0,0.35)';
     ctx.beginPath(); ctx.ellipse(x, y + r * 0.8, r, r * 0.45, 0, 0, Math.PI * 2); ctx.fill();
     if (kind === 'self') { // a halo, so you stand out on any ground
       ctx.fillStyle = 'rgba(255, 211, 77, 0.35)';
-      ctx.beginPath(); ctx.arc(x, y, r + 5, 0, Math.PI * 2); ctx.fill();
+      ctx.beginPath(); ctx.arc(x, y, r + 6, 0, Math.PI * 2); ctx.fill();
     }
     ctx.fillStyle = s.fill;
     ctx.strokeStyle = s.ring;

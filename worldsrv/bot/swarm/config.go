@@ -16,9 +16,10 @@ import (
 
 // Limits Validate enforces.
 const (
-	MaxBots         = 10000
-	MaxDuration     = 24 * time.Hour
-	DefaultInFlight = 64 // logins in flight at once
+	MaxBots          = 10000
+	MaxDuration      = 24 * time.Hour
+	DefaultInFlight  = 64 // logins in flight at once
+	DefaultWalkReach = 20 // Config.WalkReach
 )
 
 // Config is one run. Zero optional fields take defaults.
@@ -41,15 +42,20 @@ type Config struct {
 	// the wait ended. 0: no wait (a world without ether never shows a
 	// friend online).
 	FriendsOnline time.Duration
-	Walk          bool    // walk every bot to random targets
-	PMRate        float64 // PMs per second, all bots together; 0 none
+	Walk          bool // walk every bot to random targets
+	// WalkReach bounds a walk's target: a random tile within this many
+	// tiles of where the bot is. 0: DefaultWalkReach.
+	WalkReach int
+	PMRate    float64 // PMs per second, all bots together; 0 none
 	// Duration is the steady phase, after every login has finished or
 	// failed; the run ends earlier when the context is cancelled.
 	Duration time.Duration
 	Ramp     float64 // logins started per second; 0: as fast as InFlight allows
 	InFlight int     // logins in flight at once; 0: DefaultInFlight
-	Seed     int64   // for targets and PM pairs; 0: from the clock
-	Logger   *slog.Logger
+	// LoginTimeout bounds each bot's login; 0: bot.DefaultLoginTimeout.
+	LoginTimeout time.Duration
+	Seed         int64 // for targets and PM pairs; 0: from the clock
+	Logger       *slog.Logger
 	// LoggedIn, when set, is called once with the bots logged in, after
 	// the logins and the friend requests and before the steady phase (a
 	// harness measuring the steady phase starts there).
@@ -78,6 +84,10 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("duration: %v, want more than 0 and at most %v", cfg.Duration, MaxDuration)
 	case cfg.Ramp < 0:
 		return fmt.Errorf("ramp: %g, want ≥ 0", cfg.Ramp)
+	case cfg.WalkReach < 0:
+		return fmt.Errorf("walk-reach: %d, want ≥ 0", cfg.WalkReach)
+	case cfg.LoginTimeout < 0:
+		return fmt.Errorf("login-timeout: %v, want ≥ 0", cfg.LoginTimeout)
 	case cfg.InFlight < 0:
 		return fmt.Errorf("in-flight: %d, want ≥ 0", cfg.InFlight)
 	}
@@ -87,6 +97,9 @@ func (cfg Config) Validate() error {
 func (cfg Config) withDefaults() Config {
 	if cfg.InFlight == 0 {
 		cfg.InFlight = DefaultInFlight
+	}
+	if cfg.WalkReach == 0 {
+		cfg.WalkReach = DefaultWalkReach
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = time.Now().UnixNano()

@@ -8,12 +8,9 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/bot"
 )
 
-// Walking: every bot picks a new target within walkReach tiles of where it
-// is every walkEvery (plus up to one more walkEvery of jitter).
-const (
-	walkReach = 20
-	walkEvery = 3 * time.Second
-)
+// Walking: every bot picks a new target within Config.WalkReach tiles of
+// where it is every walkEvery (plus up to one more walkEvery of jitter).
+const walkEvery = 3 * time.Second
 
 // steady runs the walkers and the PM sender for cfg.Duration or until ctx
 // ends.
@@ -40,8 +37,9 @@ func (r *run) walker(ctx context.Context, c *bot.Client, stream uint64) {
 	rng := r.rng(stream)
 	for {
 		st := c.State()
-		x := clampTile(int(st.Position.X)+rng.IntN(2*walkReach+1)-walkReach, st.Map.Width)
-		y := clampTile(int(st.Position.Y)+rng.IntN(2*walkReach+1)-walkReach, st.Map.Height)
+		reach := r.cfg.WalkReach
+		x := clampTile(int(st.Position.X)+rng.IntN(2*reach+1)-reach, st.Map.Width)
+		y := clampTile(int(st.Position.Y)+rng.IntN(2*reach+1)-reach, st.Map.Height)
 		if err := c.Walk(x, y); err != nil {
 			r.rec.fail("walk", err)
 			return

@@ -113,7 +113,7 @@ func (r *run) loginAll(ctx context.Context) []*bot.Client {
 func (r *run) login(ctx context.Context, i int) *bot.Client {
 	began := time.Now()
 	c, err := bot.DialConfig(ctx, bot.Config{Addr: r.cfg.Addrs[i%len(r.cfg.Addrs)], WebSocket: r.cfg.WebSocket,
-		Name: r.cfg.name(i), Password: r.cfg.Password, Logger: r.cfg.Logger})
+		Name: r.cfg.name(i), Password: r.cfg.Password, LoginTimeout: r.cfg.LoginTimeout, Logger: r.cfg.Logger})
 	if err != nil {
 		r.rec.fail("login", err)
 		r.cfg.Logger.Debug("login failed", "bot", r.cfg.name(i), "err", err)

@@ -26,6 +26,8 @@ func TestConfig_Validate_NamesTheField(t *testing.T) {
 		{"negative rate", "pm-rate", func(c *Config) { c.PMRate = -1 }},
 		{"no duration", "duration", func(c *Config) { c.Duration = 0 }},
 		{"negative ramp", "ramp", func(c *Config) { c.Ramp = -1 }},
+		{"negative walk reach", "walk-reach", func(c *Config) { c.WalkReach = -1 }},
+		{"negative login timeout", "login-timeout", func(c *Config) { c.LoginTimeout = -1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good

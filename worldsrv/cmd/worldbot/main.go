@@ -54,6 +54,7 @@ func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verb
 	fs.IntVar(&cfg.Friends, "friends", 0, "friends each bot adds")
 	fs.DurationVar(&cfg.FriendsOnline, "friends-online", 0, "after the friend requests, wait up to this long until every bot sees its friends online, so early PMs are not answered offline (0: don't wait; a world without ether never shows friends online, so the wait runs out)")
 	fs.BoolVar(&cfg.Walk, "walk", false, "walk the bots to random targets")
+	fs.IntVar(&cfg.WalkReach, "walk-reach", swarm.DefaultWalkReach, "a walk's target is within this many tiles")
 	fs.Float64Var(&cfg.PMRate, "pm-rate", 0, "private messages per second, all bots together")
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "steady phase after the logins")
 	fs.Float64Var(&cfg.Ramp, "ramp", 0, "logins started per second (0: as fast as --in-flight allows)")

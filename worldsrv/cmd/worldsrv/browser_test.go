@@ -87,6 +87,28 @@ func (p *player) pos() terrain.Point {
 	return terrain.Point{X: x, Y: y}
 }
 
+// selfMarkerStandsOut checks the player's own marker is big enough to find at a glance:
+// the camera follows the player, so the canvas centre holds it; count the marker's
+// yellow pixels within 24 CSS px of the centre (the marker was a 6 px dot, smaller than
+// the spawn plaza under it).
+func selfMarkerStandsOut(t *testing.T, p *player) {
+	t.Helper()
+	p.until("the map drawn with the player", `(() => { const c = document.getElementById('map');
+		const d = c.getContext('2d').getImageData(c.width/2 - 2, c.height/2 - 2, 4, 4).data;
+		for (let i = 0; i < d.length; i += 4) if (d[i] === 255 && d[i+1] === 211 && d[i+2] === 77) return true;
+		return false; })()`)
+	var px struct{ Count, Scale float64 }
+	p.eval("count the marker's pixels", `(() => { const c = document.getElementById('map');
+		const k = c.width / c.clientWidth, r = Math.round(24 * k);
+		const d = c.getContext('2d').getImageData(c.width/2 - r, c.height/2 - r, 2*r, 2*r).data;
+		let n = 0;
+		for (let i = 0; i < d.length; i += 4) if (d[i] === 255 && d[i+1] === 211 && d[i+2] === 77) n++;
+		return {Count: n, Scale: k}; })()`, &px)
+	if min := 180 * px.Scale * px.Scale; px.Count < min { // a disc of radius ≥ 8 CSS px
+		t.Fatalf("%s: the player's own marker covers %.0f device pixels, want ≥ %.0f (radius ≥ 8 CSS px)", p.name, px.Count, min)
+	}
+}
+
 // friendWhere is the expression for "the friend row of name says where".
 func friendWhere(name, where string) string {
 	return fmt.Sprintf(`(() => { const e = document.querySelector('#friends li[data-name=%q] .where');
@@ -111,6 +133,7 @@ func TestBrowser_TwoWorldsClient(t *testing.T) {
 	bob.open(w2, 2)
 	bob.loginAndPlay("bob-secret")
 	alice.shot("world-client-game")
+	selfMarkerStandsOut(t, alice)
 
 	walk(t, alice)
 

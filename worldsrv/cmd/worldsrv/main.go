@@ -16,6 +16,9 @@ import (
 	"syscall"
 
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/consolein"
+	"github.com/corrosion/corrosion/internal/logdest"
+	"github.com/corrosion/corrosion/worldsrv/admin"
 	"github.com/corrosion/corrosion/worldsrv/config"
 	"github.com/corrosion/corrosion/worldsrv/world"
 )
@@ -51,17 +54,18 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "worldsrv: %v\n(worldsrv --help lists the flags)\n", err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
+	logOut := logdest.Writer(cfg.LogStdout, getenv, stdout, stderr)
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, log); err != nil {
+	if err := serve(ctx, cfg, log, os.Stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "worldsrv: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
 	log.Info("worldsrv starting", "version", buildinfo.Get().String(), "config", cfg)
 	w, err := world.New(ctx, cfg, log)
 	if err != nil && ctx.Err() != nil {
@@ -71,6 +75,17 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// The console input: the admin commands, one a line, answered on
+	// stdout. Not waited for: a read nobody answers never holds up the
+	// shutdown, and a closed stdin (/dev/null, systemd) just ends it.
+	go func() {
+		err := consolein.Serve(ctx, stdin, stdout, func(ctx context.Context, line string) string {
+			return admin.ConsoleLine(ctx, w.Console(), log, line)
+		})
+		if err != nil {
+			log.Warn("console input ended", "err", err)
+		}
+	}()
 	return w.Run(ctx)
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/corrosion/corrosion/internal/logdest"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -405,34 +407,101 @@ func TestEtherConnect_ReadyFollowsTheLink(t *testing.T) {
 // when it exits.
 func startEther(t *testing.T, dsn, nats string, port int) <-chan struct{} {
 	t.Helper()
-	bin := testbin.Build(t, "./ether/cmd/ether")
-	u, err := url.Parse(dsn)
+	_, exited := runEther(t, dsn, nats, port)
+	return exited
+}
+
+// TestLog_StdoutWhenRunByTheAgent: run by hand, the world logs to stderr;
+// run by the agent (which sets CORROSION_INSTANCE_ID) or with
+// --log-stdout, to stdout, so the agent's console does not show its INFO
+// lines as errors.
+func TestLog_StdoutWhenRunByTheAgent(t *testing.T) {
+	bin := testbin.Build(t, "./worldsrv/cmd/worldsrv")
+	db := dbFlags(t, pgtest.NewDatabase(t))
+	cases := []struct {
+		name       string
+		env, args  []string
+		wantStdout bool
+	}{
+		{"by hand", nil, nil, false},
+		{"by the agent", []string{logdest.AgentEnv + "=world10"}, nil, true},
+		{"--log-stdout", nil, []string{"--log-stdout"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--node-id", "10", "--ether", "off",
+				"--game-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t)),
+				"--http-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t)),
+				"--rcon-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))}, db...)
+			cmd := exec.Command(bin, append(args, tc.args...)...)
+			cmd.Env = append(testbin.Env(), tc.env...)
+			var stdout, stderr testbin.Output
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			logs, quiet := &stderr, &stdout
+			if tc.wantStdout {
+				logs, quiet = &stdout, &stderr
+			}
+			poll.Until(t, wait, func() error {
+				if !strings.Contains(logs.String(), `msg="world ready"`) {
+					return errors.New("no \"world ready\" log line yet")
+				}
+				return nil
+			})
+			if strings.Contains(quiet.String(), "level=") {
+				t.Fatalf("log lines on the other stream:\n%s", quiet.String())
+			}
+		})
+	}
+}
+
+// TestConsole_StdinCommands: the world reads the admin commands from its
+// stdin, as the agent writes them for the panel's console "Send", and
+// answers on stdout; a stdin left open does not hold up a SIGTERM.
+func TestConsole_StdinCommands(t *testing.T) {
+	web := natstest.FreePort(t)
+	args := append([]string{"--node-id", "10", "--ether", "off",
+		"--game-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t)),
+		"--http-listen", "127.0.0.1:" + strconv.Itoa(web),
+		"--rcon-listen", "127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))}, dbFlags(t, pgtest.NewDatabase(t))...)
+	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), args...)
+	cmd.Env = testbin.Env()
+	var stdout, stderr testbin.Output
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, _ := u.User.Password()
-	env := append(testbin.Env(), "RS_DB_HOST="+u.Hostname(), "RS_DB_PORT="+u.Port(), "RS_DB_NAME="+u.Path[1:],
-		"RS_DB_USER="+u.User.Username(), "RS_DB_PASS="+pass, "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+nats)
-	migrate := exec.Command(bin, "migrate")
-	migrate.Env = env
-	if out, err := migrate.CombinedOutput(); err != nil {
-		t.Fatalf("ether migrate: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "run", "--ether-port", strconv.Itoa(port))
-	cmd.Env = env
-	out := &testbin.Output{}
-	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
-		if t.Failed() {
-			t.Logf("ether output:\n%s", out.String())
+	defer func() { _ = cmd.Process.Kill(); <-exited }()
+	poll.Until(t, wait, func() error {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(web) + "/ready")
+		if err != nil {
+			return err
 		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/ready: %d", resp.StatusCode)
+		}
+		return nil
 	})
-	return exited
+	testbin.Converse(t, stdin, &stdout, wait,
+		testbin.Exchange{Line: "status", Want: "node 10"},
+		testbin.Exchange{Line: "say hello from stdin", Want: "said: hello from stdin"},
+		testbin.Exchange{Line: "dance", Want: `unknown command "dance"`})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		t.Fatal("worldsrv did not exit on SIGTERM with its stdin open")
+	}
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package portholder
+
+func find(int) (Holder, error) { return Holder{}, ErrUnsupported }

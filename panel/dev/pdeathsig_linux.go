@@ -1,5 +1,0 @@
-package dev
-
-import "syscall"
-
-func setPdeathsig(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGTERM }

@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package dev
-
-import "syscall"
-
-func setPdeathsig(*syscall.SysProcAttr) {}

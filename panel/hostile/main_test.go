@@ -1,0 +1,9 @@
+package hostile
+
+import (
+	"testing"
+
+	"github.com/corrosion/corrosion/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
