@@ -14,7 +14,7 @@ import (
 // With a token, the client links only to a listener that proves it knows
 // the token. Silence, a proof for another token, an echo of the nonce or
 // another frame are refused: the client never counts the link up, never
-// sends the token or anything else, and names the listener's process (the
+// sends the token, WorldRegister, its WorldInfo or anything else, and names the listener's process (the
 // test's own) once.
 func TestClient_Proof_AListenerThatCannotProveIsRefused(t *testing.T) {
 	tests := []struct {
@@ -34,6 +34,7 @@ func TestClient_Proof_AListenerThatCannotProveIsRefused(t *testing.T) {
 			p := newPeer(t)
 			log, lines := recordingLogger(t)
 			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 10, Token: []byte("ours"),
+				Info:         proto.WorldInfo{License: []byte("lic-a"), Instance: []byte("world10"), PublicURL: []byte("http://h:8080/client?world=1")},
 				ProofTimeout: 200 * time.Millisecond, Backoff: fastBackoff, Logger: log})
 			for range 3 {
 				s := p.accept()
@@ -45,7 +46,7 @@ func TestClient_Proof_AListenerThatCannotProveIsRefused(t *testing.T) {
 					tt.answer(s, ch)
 				}
 				// The client hangs up without sending anything more: not
-				// the token, not WorldRegister.
+				// the token, not WorldRegister, not who the world is.
 				_ = s.nc.SetReadDeadline(time.Now().Add(wait))
 				if b, err := s.r.ReadByte(); !errors.Is(err, io.EOF) {
 					t.Fatalf("after the challenge the client sent %#x (%v), want it to hang up", b, err)
