@@ -412,7 +412,8 @@ func startEther(t *testing.T, dsn, nats string, port int) <-chan struct{} {
 }
 
 // TestLog_StdoutWhenRunByTheAgent: run by hand, the world logs to stderr;
-// run by the agent (which sets CORROSION_INSTANCE_ID) or with
+// run by the agent (which sets CORROSION_INSTANCE_ID, with
+// CORROSION_LICENSE_ID: the world refuses one without the other) or with
 // --log-stdout, to stdout, so the agent's console does not show its INFO
 // lines as errors.
 func TestLog_StdoutWhenRunByTheAgent(t *testing.T) {
@@ -424,7 +425,7 @@ func TestLog_StdoutWhenRunByTheAgent(t *testing.T) {
 		wantStdout bool
 	}{
 		{"by hand", nil, nil, false},
-		{"by the agent", []string{logdest.AgentEnv + "=world10"}, nil, true},
+		{"by the agent", []string{"CORROSION_LICENSE_ID=demo", logdest.AgentEnv + "=world10"}, nil, true},
 		{"--log-stdout", nil, []string{"--log-stdout"}, true},
 	}
 	for _, tc := range cases {
