@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/corrosion/corrosion/internal/atomicfile"
 )
 
 // winSession is one Windows install, uninstall or status run.
@@ -130,11 +132,7 @@ func (s *winSession) writeConfig() error {
 		if err := os.MkdirAll(filepath.Dir(h), 0o755); err != nil {
 			return err
 		}
-		tmp := h + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o600); err != nil {
-			return err
-		}
-		return os.Rename(tmp, h)
+		return atomicfile.Write(h, data, nil)
 	})
 }
 
