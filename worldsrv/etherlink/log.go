@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/corrosion/corrosion/internal/portholder"
+	"github.com/corrosion/corrosion/internal/portowner"
 )
 
 // flapWindow: a connection the sidecar closes this soon after it opened is
@@ -87,18 +87,19 @@ func (s *stateLog) ended(connected bool, upFor time.Duration, err error, retryIn
 }
 
 // holder names the process listening on addr's port, as log attributes:
-// holder_pid and holder_command, or holder_unknown with why not.
+// holder_pid and holder_command (its program, never its arguments: they
+// may hold secrets), or holder_unknown with why not.
 func holder(addr string) []any {
 	_, p, _ := net.SplitHostPort(addr)
 	port, err := strconv.Atoi(p)
 	if err != nil {
 		return []any{"holder_unknown", err.Error()}
 	}
-	h, err := portholder.Find(port)
+	o, err := portowner.Lookup(port)
 	if err != nil {
 		return []any{"holder_unknown", err.Error()}
 	}
-	return []any{"holder_pid", h.PID, "holder_command", h.Command}
+	return []any{"holder_pid", o.PID, "holder_command", o.Program}
 }
 
 // logEvery is the least time between two log lines of one logLimiter.
