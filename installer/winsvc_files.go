@@ -6,7 +6,6 @@ package installer
 // tests do it on Linux.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -183,11 +182,11 @@ func (s *winSession) installBinary() (bool, error) {
 	}
 	dst := s.layout.Binary
 	h := s.host(dst)
-	data, err := os.ReadFile(src)
+	data, same, err := agentBinary(src, h, dst)
 	if err != nil {
-		return false, fmt.Errorf("read the agent binary: %w", err)
+		return false, err
 	}
-	if cur, err := os.ReadFile(h); err == nil && bytes.Equal(cur, data) {
+	if same {
 		s.printf("ok   %s (the same binary)", dst)
 		return false, nil
 	}
