@@ -146,7 +146,7 @@ func TestRadixSort_SortsLikeSlicesSort(t *testing.T) {
 	for _, tc := range []struct {
 		bits uint
 		n    int
-	}{{15, 300}, {16, 1000}, {20, 700}, {20, 1}, {14, 0}} {
+	}{{15, 300}, {16, 1000}, {17, 1000}, {20, 700}, {20, 1}, {14, 0}, {9, 50}, {8, 50}, {3, 5}} {
 		keys := make([]uint32, tc.n)
 		for i := range keys {
 			keys[i] = uint32(rng.IntN(1 << tc.bits))
@@ -156,7 +156,7 @@ func TestRadixSort_SortsLikeSlicesSort(t *testing.T) {
 			want = append(want, uint16(k&0x7ff))
 		}
 		got := make([]uint16, tc.n)
-		tmp = radixSort(keys, tmp, tc.bits, got, 0x7ff)
+		tmp = radixSort(keys, tmp, 1<<tc.bits, got, 0x7ff)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%d keys of %d bits: not sorted", tc.n, tc.bits)
 		}

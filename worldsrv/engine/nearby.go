@@ -109,7 +109,7 @@ func (l *tileLists) tile(ix *tileIndex, w *listWorker, t int) []uint16 {
 	arena := slices.Grow(w.arenas[l.flip], len(keys))
 	off := len(arena)
 	arena = arena[:off+len(keys)]
-	w.tmp = radixSort(keys, w.tmp, l.pidBits+distBits, arena[off:], uint32(1)<<l.pidBits-1)
+	w.tmp = radixSort(keys, w.tmp, uint32(r+1)<<l.pidBits, arena[off:], uint32(1)<<l.pidBits-1)
 	w.keys = keys
 	arena = arena[:off+min(len(keys), tileLimit)]
 	w.arenas[l.flip] = arena
@@ -182,13 +182,14 @@ func (m *nearbyFrame) AppendPayload(dst []byte) []byte {
 	return dst[:off+entrySize*n]
 }
 
-// radixSort writes keys, all below 1<<24, in ascending order into out,
-// as long as keys, each as k&mask: a least significant digit first radix
-// sort on bytes (two passes, a third when a key has more than 16 bits)
+// radixSort writes keys, all below limit (at most 1<<24), in ascending
+// order into out, as long as keys, each as k&mask: a least significant
+// digit first radix sort on bytes (two passes, a third when limit is
+// above 1<<16; the second byte's counts summed only up to limit's)
 // through tmp, whose last pass writes out. It returns tmp, for reuse;
 // keys is scratch too. The digits are constant shifts: a variable shift
 // made it twice as slow.
-func radixSort(keys, tmp []uint32, bits uint, out []uint16, mask uint32) (scratch []uint32) {
+func radixSort(keys, tmp []uint32, limit uint32, out []uint16, mask uint32) (scratch []uint32) {
 	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
 	out = out[:len(keys)]
 	var lo, mid [256]int32
@@ -196,12 +197,12 @@ func radixSort(keys, tmp []uint32, bits uint, out []uint16, mask uint32) (scratc
 		lo[k&0xff]++
 		mid[k>>8&0xff]++
 	}
-	offsets2(lo[:], mid[:min(1<<(max(bits, 9)-8), 256)])
+	offsets2(lo[:], mid[:min(max(limit-1, 1)>>8+1, 256)])
 	for _, k := range keys {
 		tmp[lo[k&0xff]] = k
 		lo[k&0xff]++
 	}
-	if bits <= 16 {
+	if limit <= 1<<16 {
 		for _, k := range tmp {
 			out[mid[k>>8&0xff]] = uint16(k & mask)
 			mid[k>>8&0xff]++
