@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -77,15 +76,13 @@ func (s *session) installBinary() (bool, error) {
 		s.ok("%s (this binary)", BinaryPath)
 		return false, nil
 	}
-	data, err := os.ReadFile(src)
+	data, same, err := agentBinary(src, dst, BinaryPath)
 	if err != nil {
-		return false, fmt.Errorf("read the agent binary: %w", err)
+		return false, err
 	}
-	if cur, err := os.ReadFile(dst); err == nil && bytes.Equal(cur, data) {
+	if same {
 		s.ok("%s (same binary)", BinaryPath)
 		return false, nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("read %s: %w", BinaryPath, err)
 	}
 	return true, s.act(fmt.Sprintf("install %s as %s 0755 root:root", src, BinaryPath),
 		func() error { return s.writeAtomic(dst, data, 0o755, rootOwned) })

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/corrosion/corrosion/internal/atomicfile"
 )
 
 // session is one install or uninstall run: its options and where it
@@ -174,27 +176,7 @@ func (s *session) writeAtomic(path string, data []byte, mode fs.FileMode, o owne
 	if err := mkdirParents(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename: a no-op
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := s.setAttrs(tmp, mode, o); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, data, func(tmp string) error { return s.setAttrs(tmp, mode, o) })
 }
 
 // mkdirParents creates dir and its missing parents 0755 root:root

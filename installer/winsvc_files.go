@@ -6,7 +6,6 @@ package installer
 // tests do it on Linux.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/corrosion/corrosion/internal/atomicfile"
 )
 
 // winSession is one Windows install, uninstall or status run.
@@ -130,11 +131,7 @@ func (s *winSession) writeConfig() error {
 		if err := os.MkdirAll(filepath.Dir(h), 0o755); err != nil {
 			return err
 		}
-		tmp := h + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o600); err != nil {
-			return err
-		}
-		return os.Rename(tmp, h)
+		return atomicfile.Write(h, data, nil)
 	})
 }
 
@@ -185,11 +182,11 @@ func (s *winSession) installBinary() (bool, error) {
 	}
 	dst := s.layout.Binary
 	h := s.host(dst)
-	data, err := os.ReadFile(src)
+	data, same, err := agentBinary(src, h, dst)
 	if err != nil {
-		return false, fmt.Errorf("read the agent binary: %w", err)
+		return false, err
 	}
-	if cur, err := os.ReadFile(h); err == nil && bytes.Equal(cur, data) {
+	if same {
 		s.printf("ok   %s (the same binary)", dst)
 		return false, nil
 	}

@@ -238,3 +238,24 @@ func TestWindowsUninstall_KeepsFiles(t *testing.T) {
 		t.Fatalf("output %s", out.String())
 	}
 }
+
+// A binary path that cannot be read (here a directory) is an error, as on
+// Linux; it used to be moved aside to .old and replaced.
+func TestWindowsInstallFiles_UnreadableBinaryPath(t *testing.T) {
+	root := t.TempDir()
+	dst := filepath.Join(root, "Program Files", "Corrosion", "corrosion-agent.exe")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newWinSession(Options{Root: root, Out: &bytes.Buffer{}}, "install", windowsLayout("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.o.Binary = fakeAgentBinary(t, "agent")
+	if _, err := s.installFiles(); err == nil || !strings.Contains(err.Error(), `read C:\Program Files\Corrosion\corrosion-agent.exe`) {
+		t.Fatalf("install over a directory at the binary path: %v", err)
+	}
+	if fi, err := os.Stat(dst); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory at the binary path was replaced: %v, %v", fi, err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/unixmode"
 )
 
 // Entry describes one file, directory or symlink (never followed).
@@ -89,17 +90,7 @@ func entryOf(name string, fi fs.FileInfo) Entry {
 
 // modeString renders permission bits (with setuid, setgid, sticky) in octal.
 func modeString(m fs.FileMode) string {
-	v := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		v |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		v |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		v |= 0o1000
-	}
-	return fmt.Sprintf("%04o", v)
+	return fmt.Sprintf("%04o", unixmode.Bits(m))
 }
 
 func (c *call) list(a pathArgs) (any, error) {

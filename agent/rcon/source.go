@@ -11,7 +11,6 @@ import (
 	"math"
 	"net"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -37,9 +36,7 @@ type sourceClient struct {
 	sem    chan struct{}
 	lastID int32 // guarded by sem
 
-	mu     sync.Mutex
-	conn   *sourceConn // guarded by mu; used only by the sem holder
-	closed bool        // guarded by mu
+	pool pooled[*sourceConn] // the connection is used only by the sem holder
 }
 
 func newSourceClient(addr string, cfg Config) *sourceClient {
@@ -49,6 +46,7 @@ func newSourceClient(addr string, cfg Config) *sourceClient {
 		quiet:    cfg.QuietPeriod,
 		log:      cfg.Logger,
 		sem:      make(chan struct{}, 1),
+		pool:     pooled[*sourceConn]{shut: (*sourceConn).close},
 	}
 }
 
@@ -77,16 +75,16 @@ func (c *sourceClient) exec(ctx context.Context, command string) (string, error)
 		}
 		if reused && !conn.usable() {
 			c.log.Debug("pooled rcon connection was closed by the server; redialling")
-			c.dropConn(conn)
+			c.pool.drop(conn)
 			continue
 		}
 		res, err := conn.exec(ctx, command, c.nextIDLocked(), c.nextIDLocked(), c.quiet)
 		if err == nil && res.reusable {
 			return res.out, nil
 		}
-		c.dropConn(conn)
-		if c.isClosed() {
-			return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+		c.pool.drop(conn)
+		if c.pool.isClosed() {
+			return "", errClosed()
 		}
 		if err == nil {
 			c.log.Warn("rcon reply ended by the deadline without the probe echo; reconnecting next time", "bytes", len(res.out))
@@ -107,55 +105,24 @@ func (c *sourceClient) exec(ctx context.Context, command string) (string, error)
 // connLocked returns the pooled connection, dialling and authenticating a
 // new one when there is none. Called with sem held.
 func (c *sourceClient) connLocked(ctx context.Context) (conn *sourceConn, reused bool, err error) {
-	c.mu.Lock()
-	conn, closed := c.conn, c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
-	}
-	if conn != nil {
-		return conn, true, nil
+	conn, err = c.pool.get()
+	if conn != nil || err != nil {
+		return conn, true, err
 	}
 	conn, err = dialSource(ctx, c.addr, c.password, c.nextIDLocked())
 	if err != nil {
 		return nil, false, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		conn.close()
-		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
+	if err := c.pool.put(conn); err != nil {
+		return nil, false, err
 	}
-	c.conn = conn
 	c.log.Debug("rcon connected")
 	return conn, false, nil
 }
 
-// dropConn closes conn and, if it is still the pooled connection, forgets
-// it, so that the next command dials afresh. (webClient.dropConn is the
-// same for WebRCON.)
-func (c *sourceClient) dropConn(conn *sourceConn) {
-	c.mu.Lock()
-	if c.conn == conn {
-		c.conn = nil
-	}
-	c.mu.Unlock()
-	conn.close()
-}
-
-func (c *sourceClient) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
-}
-
 func (c *sourceClient) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	if c.conn != nil {
-		c.conn.close()
-		c.conn = nil
+	if conn := c.pool.close(); conn != nil {
+		conn.close()
 	}
 	return nil
 }

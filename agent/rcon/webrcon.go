@@ -81,9 +81,7 @@ type webClient struct {
 	// dial; waiting on it honours the caller's context.
 	dialSem chan struct{}
 
-	mu     sync.Mutex
-	conn   *webConn // guarded by mu
-	closed bool     // guarded by mu
+	pool pooled[*webConn]
 }
 
 func newWebClient(addr string, cfg Config) *webClient {
@@ -93,6 +91,7 @@ func newWebClient(addr string, cfg Config) *webClient {
 		red:     newRedactor(cfg.Password),
 		log:     cfg.Logger,
 		dialSem: make(chan struct{}, 1),
+		pool:    pooled[*webConn]{shut: (*webConn).shut},
 	}
 	if cfg.OnBroadcast != nil {
 		c.bcast = newBroadcaster(cfg.OnBroadcast, cfg.Logger)
@@ -126,13 +125,13 @@ func (c *webClient) exec(ctx context.Context, command string) (string, error) {
 		if err == nil {
 			return out, nil
 		}
-		if c.isClosed() {
-			return "", fmt.Errorf("rcon exec: %w", ErrClosed)
+		if c.pool.isClosed() {
+			return "", errClosed()
 		}
 		// Resend once only what the server cannot have seen.
 		if reused && !sent && attempt == 0 && errors.Is(err, ErrDisconnected) && ctx.Err() == nil {
 			c.log.Debug("pooled webrcon connection was dead; redialling")
-			c.dropConn(conn)
+			c.pool.drop(conn)
 			continue
 		}
 		return "", err
@@ -157,13 +156,9 @@ func (c *webClient) getConn(ctx context.Context) (conn *webConn, reused bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		conn.shut()
-		return nil, false, fmt.Errorf("rcon exec: %w", ErrClosed)
+	if err := c.pool.put(conn); err != nil {
+		return nil, false, err
 	}
-	c.conn = conn
 	return conn, false, nil
 }
 
@@ -171,38 +166,16 @@ func (c *webClient) getConn(ctx context.Context) (conn *webConn, reused bool, er
 // runs and the server has not closed the socket (which the reader may not
 // have noticed yet).
 func (c *webClient) live() (*webConn, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, fmt.Errorf("rcon exec: %w", ErrClosed)
+	conn, err := c.pool.get()
+	if conn == nil || err != nil {
+		return nil, err
 	}
-	if c.conn == nil {
-		return nil, nil
-	}
-	if !c.conn.isDone() && peekConn(c.conn.nc) != peekClosed {
-		return c.conn, nil
+	if !conn.isDone() && peekConn(conn.nc) != peekClosed {
+		return conn, nil
 	}
 	c.log.Debug("pooled webrcon connection was closed by the server; redialling")
-	c.conn.shut()
-	c.conn = nil
+	c.pool.drop(conn)
 	return nil, nil
-}
-
-// dropConn closes conn and, if it is still the pooled connection, forgets
-// it, so that the next command dials afresh.
-func (c *webClient) dropConn(conn *webConn) {
-	c.mu.Lock()
-	if c.conn == conn {
-		c.conn = nil
-	}
-	c.mu.Unlock()
-	conn.shut()
-}
-
-func (c *webClient) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
 }
 
 // dial opens the WebSocket. coder/websocket's errors quote the URL, which
@@ -246,12 +219,7 @@ func (c *webClient) dial(ctx context.Context) (*webConn, error) {
 }
 
 func (c *webClient) close() error {
-	c.mu.Lock()
-	c.closed = true
-	conn := c.conn
-	c.conn = nil
-	c.mu.Unlock()
-	if conn != nil {
+	if conn := c.pool.close(); conn != nil {
 		conn.shut()
 		<-conn.done
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/atomicfile"
 )
 
 // persisted is what the agent keeps in the instance's state directory so a
@@ -40,7 +42,7 @@ func (s *Supervisor) saveLocked() {
 	if bytes.Equal(b, s.saved) {
 		return // unchanged: checkpoints of an idle instance write nothing
 	}
-	if err := writeFileAtomic(filepath.Join(s.dir, stateFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, stateFile), b, nil); err != nil {
 		s.log.Warn("save state", "err", err)
 		return
 	}
@@ -72,26 +74,5 @@ func writeJSONAtomic(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b)
-}
-
-// writeFileAtomic replaces path with b: temp file, fsync, rename.
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, b, nil)
 }

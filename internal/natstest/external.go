@@ -1,7 +1,6 @@
 package natstest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,13 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corrosion/corrosion/internal/testbin"
 )
 
 // EnvBinary names the external nats-server binary. Default: nats-server on
@@ -63,7 +63,7 @@ func findExternal(t testing.TB) *externalBinary {
 type process struct {
 	t      testing.TB
 	cmd    *exec.Cmd
-	out    *lockedBuffer
+	out    *testbin.Output
 	exited chan struct{} // closed when the process has been reaped
 }
 
@@ -76,7 +76,7 @@ func (b *externalBinary) start(port int, dir string) (*process, error) {
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		return nil, fmt.Errorf("write %s: %w", conf, err)
 	}
-	p := &process{t: b.t, out: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &process{t: b.t, out: &testbin.Output{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(b.path, "-c", conf)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = dieWithTest()
@@ -156,21 +156,4 @@ func waitMetaLeader(t testing.TB, s *Server) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer // guarded by mu
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

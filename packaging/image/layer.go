@@ -16,6 +16,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/corrosion/corrosion/internal/unixmode"
 )
 
 // buildLayer is files as an OCI layer (go-containerregistry's tarball
@@ -78,7 +80,7 @@ func withParents(files []File) ([]File, error) {
 // writeEntry writes one file or directory; a Source file is read whole.
 func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 	name := strings.TrimPrefix(f.Path, "/")
-	hdr := &tar.Header{Name: name, Mode: int64(f.Mode.Perm()) | modeBits(f.Mode), Uid: f.UID, Gid: f.GID,
+	hdr := &tar.Header{Name: name, Mode: int64(unixmode.Bits(f.Mode)), Uid: f.UID, Gid: f.GID,
 		ModTime: created.UTC().Truncate(time.Second), Format: tar.FormatPAX}
 	var data []byte
 	switch {
@@ -101,19 +103,4 @@ func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 		return fmt.Errorf("layer file %s: %w", f.Path, err)
 	}
 	return nil
-}
-
-// modeBits are the tar mode's setuid, setgid and sticky bits.
-func modeBits(m fs.FileMode) int64 {
-	var b int64
-	if m&fs.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
 }

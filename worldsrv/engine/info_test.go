@@ -139,21 +139,24 @@ func allPairs(e *Engine, p *player) []proto.NearbyPlayer {
 }
 
 // radixSort sorts like slices.Sort for keys of two and of three bytes,
-// with repeats, and for none or one.
+// with repeats, and for none or one, writing each key's masked bits.
 func TestRadixSort_SortsLikeSlicesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var tmp []uint32
 	for _, tc := range []struct {
 		bits uint
 		n    int
-	}{{15, 300}, {16, 1000}, {20, 700}, {20, 1}, {14, 0}} {
+	}{{15, 300}, {16, 1000}, {17, 1000}, {20, 700}, {20, 1}, {14, 0}, {9, 50}, {8, 50}, {3, 5}} {
 		keys := make([]uint32, tc.n)
 		for i := range keys {
 			keys[i] = uint32(rng.IntN(1 << tc.bits))
 		}
-		want := slices.Sorted(slices.Values(keys))
-		var got []uint32
-		got, tmp = radixSort(keys, tmp, tc.bits)
+		var want []uint16
+		for _, k := range slices.Sorted(slices.Values(keys)) {
+			want = append(want, uint16(k&0x7ff))
+		}
+		got := make([]uint16, tc.n)
+		tmp = radixSort(keys, tmp, 1<<tc.bits, got, 0x7ff)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%d keys of %d bits: not sorted", tc.n, tc.bits)
 		}
@@ -168,4 +171,69 @@ func chebyshev(p, o *player) int {
 // dist is the distance between a player and a Nearby entry, in tiles.
 func dist(p *player, o proto.NearbyPlayer) int {
 	return max(abs(int(p.pos.X)-int(o.X)), abs(int(p.pos.Y)-int(o.Y)))
+}
+
+// Property: on randomised crowds (a few clusters of random spread and
+// size, pids drawn sparsely from pid spaces whose sort keys take two
+// bytes and three, on several workers), every player's Nearby frame is
+// byte for byte the one a straightforward all-pairs computation encodes,
+// over several phases of the same lists (players moving, leaving and
+// coming back between them).
+func TestNearby_RandomCrowdsMatchReference(t *testing.T) {
+	m := testMap()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for round := range 24 {
+		maxPID := []int{40, 700, 2000, 5000, 65535}[round%5]
+		n := 1 + rng.IntN(min(maxPID, 1200))
+		e := &Engine{world: m, tiles: newTileIndex(m.Width(), m.Height(), maxPID),
+			lists: newTileLists(maxPID, 1+round%3), players: make([]*player, maxPID+1)}
+		var ps []*player
+		for _, pid := range rng.Perm(maxPID)[:n] {
+			p := &player{pid: uint16(pid + 1), user37: rng.Uint64()}
+			ps = append(ps, p)
+			e.players[p.pid] = p
+		}
+		clusters := make([][3]int, 1+rng.IntN(4)) // x, y, spread
+		for i := range clusters {
+			clusters[i] = [3]int{rng.IntN(m.Width()), rng.IntN(m.Height()), []int{0, 1, 3, 8, 20, 128}[rng.IntN(6)]}
+		}
+		place := func(p *player) {
+			c := clusters[rng.IntN(len(clusters))]
+			p.pos = terrain.Point{X: uint16(min(max(c[0]+rng.IntN(2*c[2]+1)-c[2], 0), m.Width()-1)),
+				Y: uint16(min(max(c[1]+rng.IntN(2*c[2]+1)-c[2], 0), m.Height()-1))}
+		}
+		for _, p := range ps {
+			place(p)
+		}
+		for phase := range 3 {
+			if phase > 0 {
+				for _, p := range ps {
+					switch rng.IntN(4) {
+					case 0:
+						place(p)
+					case 1:
+						e.players[p.pid] = nil // offline this phase
+					default:
+						e.players[p.pid] = p
+					}
+				}
+			}
+			e.tiles.build(e.players)
+			l := &e.lists
+			l.begin(e.players, len(e.tiles.tiles))
+			l.share(len(e.tiles.tiles), func(w *listWorker, lo, hi int) { l.build(&e.tiles, w, lo, hi) })
+			for _, p := range e.players {
+				if p == nil {
+					continue
+				}
+				a, b := l.of(&e.tiles, p.pid)
+				got := (&nearbyFrame{a: a, b: b, entries: l.entries}).AppendPayload(nil)
+				want := (&proto.Nearby{Players: allPairs(e, p)}).AppendPayload(nil)
+				if !slices.Equal(got, want) {
+					t.Fatalf("round %d (%d players, pids to %d) phase %d pid %d at %v: Nearby differs from the reference",
+						round, n, maxPID, phase, p.pid, p.pos)
+				}
+			}
+		}
+	}
 }

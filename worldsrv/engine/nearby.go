@@ -104,15 +104,14 @@ func (l *tileLists) tile(ix *tileIndex, w *listWorker, t int) []uint16 {
 	r, n := ix.radius(x, y)
 	keys := slices.Grow(w.keys[:0], int(n))[:n]
 	ix.collect(x, y, r, l.pidBits, keys)
-	keys, w.tmp = radixSort(keys, w.tmp, l.pidBits+distBits)
-	w.keys = keys
-	keys = keys[:min(len(keys), tileLimit)]
+	// The sort's last pass writes every key's pid into the arena; the list
+	// keeps the first tileLimit, and the next tile's list starts after.
 	arena := slices.Grow(w.arenas[l.flip], len(keys))
 	off := len(arena)
-	mask := uint32(1)<<l.pidBits - 1
-	for _, k := range keys {
-		arena = append(arena, uint16(k&mask))
-	}
+	arena = arena[:off+len(keys)]
+	w.tmp = radixSort(keys, w.tmp, uint32(r+1)<<l.pidBits, arena[off:], uint32(1)<<l.pidBits-1)
+	w.keys = keys
+	arena = arena[:off+min(len(keys), tileLimit)]
 	w.arenas[l.flip] = arena
 	return arena[off:len(arena):len(arena)]
 }
@@ -171,51 +170,57 @@ func (m *nearbyFrame) AppendPayload(dst []byte) []byte {
 	off := len(dst)
 	dst = slices.Grow(dst, entrySize*n+2)[:off+entrySize*n+2]
 	b := dst[off:]
+	i := 0
 	for _, part := range [2][]uint16{m.a, m.b} {
 		for _, pid := range part {
 			e := &m.entries[pid]
-			binary.LittleEndian.PutUint64(b, e[0])
-			binary.LittleEndian.PutUint64(b[entrySize-8:], e[1])
-			b = b[entrySize:]
+			binary.LittleEndian.PutUint64(b[i:i+8], e[0])
+			binary.LittleEndian.PutUint64(b[i+entrySize-8:i+entrySize], e[1])
+			i += entrySize
 		}
 	}
 	return dst[:off+entrySize*n]
 }
 
-// radixSort sorts keys, all below 1<<24, ascending: a least significant
-// digit first radix sort on bytes (two passes, a third when a key has more
-// than 16 bits), through tmp. It returns the sorted keys and the other
-// buffer, for reuse. The digits are constant shifts: a variable shift made
-// it twice as slow.
-func radixSort(keys, tmp []uint32, bits uint) (sorted, scratch []uint32) {
+// radixSort writes keys, all below limit (at most 1<<24), in ascending
+// order into out, as long as keys, each as k&mask: a least significant
+// digit first radix sort on bytes (two passes, a third when limit is
+// above 1<<16; the second byte's counts summed only up to limit's)
+// through tmp, whose last pass writes out. It returns tmp, for reuse;
+// keys is scratch too. The digits are constant shifts: a variable shift
+// made it twice as slow.
+func radixSort(keys, tmp []uint32, limit uint32, out []uint16, mask uint32) (scratch []uint32) {
 	tmp = slices.Grow(tmp[:0], len(keys))[:len(keys)]
+	out = out[:len(keys)]
 	var lo, mid [256]int32
 	for _, k := range keys {
 		lo[k&0xff]++
 		mid[k>>8&0xff]++
 	}
-	offsets2(lo[:], mid[:min(1<<(max(bits, 9)-8), 256)])
+	offsets2(lo[:], mid[:min(max(limit-1, 1)>>8+1, 256)])
 	for _, k := range keys {
 		tmp[lo[k&0xff]] = k
 		lo[k&0xff]++
 	}
+	if limit <= 1<<16 {
+		for _, k := range tmp {
+			out[mid[k>>8&0xff]] = uint16(k & mask)
+			mid[k>>8&0xff]++
+		}
+		return tmp
+	}
+	var hi [256]int32
 	for _, k := range tmp {
 		keys[mid[k>>8&0xff]] = k
 		mid[k>>8&0xff]++
-	}
-	if bits <= 16 {
-		return keys, tmp
-	}
-	var hi [256]int32
-	for _, k := range keys {
 		hi[k>>16&0xff]++
 	}
 	offsets(hi[:])
 	for _, k := range keys {
-		tmp[hi[k>>16&0xff]] = k
+		out[hi[k>>16&0xff]] = uint16(k & mask)
 		hi[k>>16&0xff]++
 	}
-	return tmp, keys
+	return tmp
 }
 
 // offsets turns a digit's counts into the index of its first key; at

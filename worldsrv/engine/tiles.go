@@ -132,15 +132,18 @@ func (ix *tileIndex) radius(x, y int) (r int, n int32) {
 // tiles' row by row.
 func (ix *tileIndex) collect(x, y, r int, pidBits uint, keys []uint32) {
 	x0, x1 := max(x-r, 0), min(x+r, ix.width-1)
+	sh := pidBits & 31 // a shift the compiler need not check
 	i := 0
 	for row := max(y-r, ix.rowLo); row <= min(y+r, ix.rowHi); row++ {
 		dy := abs(row - y)
 		t := row * ix.width
-		for _, o := range ix.occ[ix.start[t+x0]:ix.start[t+x1+1]] {
-			d := max(abs(int(o>>16)-x), dy)
-			keys[i] = uint32(d)<<pidBits | o&0xffff
-			i++
+		span := ix.occ[ix.start[t+x0]:ix.start[t+x1+1]]
+		out := keys[i : i+len(span)]
+		for j, o := range span {
+			ox := int(o >> 16)
+			out[j] = uint32(max(ox-x, x-ox, dy))<<sh | o&0xffff
 		}
+		i += len(span)
 	}
 }
 

@@ -1,0 +1,28 @@
+package installer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// agentBinary reads the agent binary at src for installing at dst (a host
+// path; name is how messages show it) and reports whether dst holds the
+// same bytes already. A dst that exists but cannot be read is an error,
+// never replaced blindly.
+func agentBinary(src, dst, name string) (data []byte, same bool, err error) {
+	data, err = os.ReadFile(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("read the agent binary: %w", err)
+	}
+	cur, err := os.ReadFile(dst)
+	switch {
+	case err == nil:
+		return data, bytes.Equal(cur, data), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return data, false, nil
+	}
+	return nil, false, fmt.Errorf("read %s: %w", name, err)
+}
