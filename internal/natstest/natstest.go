@@ -5,6 +5,7 @@
 package natstest
 
 import (
+	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
@@ -174,8 +175,22 @@ func (s *Server) Connect(t testing.TB, opts ...nats.Option) *nats.Conn {
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+//
+// It is drawn at random below Linux's ephemeral range (32768–60999), not
+// from it: a port the kernel hands out for ":0" is also the one it hands
+// the next outgoing connection, so under a loaded parallel test run
+// another test's client socket took it between this check and the
+// program's bind ("address already in use"). Below the range only another
+// test's listener can collide, and a random draw makes that rare.
 func FreePort(t testing.TB) int {
 	t.Helper()
+	for range 64 {
+		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			l.Close()
+			return port
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("natstest: free port: %v", err)
@@ -183,3 +198,8 @@ func FreePort(t testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// The range FreePort draws from: below the ephemeral ports and above the
+// design's well-known ones (4222, 5010+, 7780, 8080+, 25510+), which a
+// test that needs them must find free.
+const freePortLow, freePortHigh = 26000, 32000
