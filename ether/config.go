@@ -183,7 +183,7 @@ func (c *Config) vars() []envVar {
 		{"RS_DB_NAME", "db-name", "Postgres database", flagval.String(&c.DBName), func() string { return c.DBName }},
 		{"RS_DB_USER", "db-user", "Postgres user", flagval.String(&c.DBUser), func() string { return c.DBUser }},
 		{"RS_DB_PASS", "db-pass", flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), flagval.String(&c.DBPass), func() string { return "***" }},
-		{"RS_DB_PASS_FILE", "db-pass-file", "file holding the Postgres password", flagval.SecretFile(&c.DBPass), noDefault},
+		{"RS_DB_PASS_FILE", "db-pass-file", "file holding the Postgres password", flagval.SecretFile(&c.DBPass), flagval.NoDefault},
 		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", flagval.List(&c.ClusterHosts), c.ClusterHostsRedacted},
 		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", flagval.String(&c.ClusterName), func() string { return c.ClusterName }},
 		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", flagval.String(&c.MetricsListen), func() string { return c.MetricsListen }},
@@ -192,8 +192,8 @@ func (c *Config) vars() []envVar {
 		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", flagval.Duration(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
 		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", flagval.Duration(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
 		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", flagval.Duration(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return secretShown(c.LinkToken) }},
-		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), noDefault},
+		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return flagval.Shown(c.LinkToken) }},
+		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), flagval.NoDefault},
 		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
 		{"RS_LOG_STDOUT", "log-stdout", "log to stdout instead of stderr (on by itself when the corrosion agent runs ether)", flagval.Bool(&c.LogStdout), func() string { return strconv.FormatBool(c.LogStdout) }},
 		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
@@ -234,16 +234,4 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 		fs.Func(v.flag, fmt.Sprintf("%s [%s] (default %s)", v.usage, v.env, v.get()), v.set)
 	}
 	return fs
-}
-
-// noDefault is the get of a -file variable: the file's name is not kept,
-// and its content is the secret's, shown by the secret's own variable.
-func noDefault() string { return "" }
-
-// secretShown is how a secret appears in usage and dumps: "***" when set.
-func secretShown(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "***"
 }

@@ -165,6 +165,19 @@ func SecretFile(p *string) Setter {
 	}
 }
 
+// NoDefault is the shown value of a -file flag: the file's name is not
+// kept, and its content is the secret's, shown by the secret's own flag.
+func NoDefault() string { return "" }
+
+// Shown is how a secret appears in usage and config dumps: "***" when it
+// is set, "" when not.
+func Shown(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return "***"
+}
+
 // SecretUsage is the usage of a flag that takes a secret on the command
 // line: it says the value is visible to ps and names the forms that are
 // not (env may be "" when the secret has no variable).

@@ -107,3 +107,9 @@ func TestSecretFile(t *testing.T) {
 		}
 	}
 }
+
+func TestShown_HidesASetSecret(t *testing.T) {
+	if Shown("hunter2") != "***" || Shown("") != "" || NoDefault() != "" {
+		t.Fatalf("Shown(set) %q, Shown(unset) %q, NoDefault %q", Shown("hunter2"), Shown(""), NoDefault())
+	}
+}

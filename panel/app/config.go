@@ -79,34 +79,23 @@ func (c *Config) options() []option {
 	return []option{
 		{"listen", "CORROSION_PANEL_LISTEN", "HTTP address host:port", flagval.String(&c.Listen), str(&c.Listen)},
 		{"database-url", "DATABASE_URL", flagval.SecretUsage("Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", "DATABASE_URL", "database-url-file"), flagval.String(&c.DatabaseURL), func() string { return redact.URL(c.DatabaseURL) }},
-		{"database-url-file", "DATABASE_URL_FILE", "file holding the Postgres URL", flagval.SecretFile(&c.DatabaseURL), noDefault},
+		{"database-url-file", "DATABASE_URL_FILE", "file holding the Postgres URL", flagval.SecretFile(&c.DatabaseURL), flagval.NoDefault},
 		{"nats-url", "NATS_URL", "comma-separated NATS URLs", flagval.String(&c.NATSURL), func() string { return redact.List(c.NATSURL) }},
 		{"nats-user", "NATS_USER", "NATS user (with --nats-password)", flagval.String(&c.NATSUser), str(&c.NATSUser)},
-		{"nats-password", "NATS_PASSWORD", flagval.SecretUsage("NATS password", "NATS_PASSWORD", "nats-password-file"), flagval.String(&c.NATSPassword), func() string { return secretShown(c.NATSPassword) }},
-		{"nats-password-file", "NATS_PASSWORD_FILE", "file holding the NATS password", flagval.SecretFile(&c.NATSPassword), noDefault},
-		{"nats-token", "NATS_TOKEN", flagval.SecretUsage("NATS token", "NATS_TOKEN", "nats-token-file"), flagval.String(&c.NATSToken), func() string { return secretShown(c.NATSToken) }},
-		{"nats-token-file", "NATS_TOKEN_FILE", "file holding the NATS token", flagval.SecretFile(&c.NATSToken), noDefault},
+		{"nats-password", "NATS_PASSWORD", flagval.SecretUsage("NATS password", "NATS_PASSWORD", "nats-password-file"), flagval.String(&c.NATSPassword), func() string { return flagval.Shown(c.NATSPassword) }},
+		{"nats-password-file", "NATS_PASSWORD_FILE", "file holding the NATS password", flagval.SecretFile(&c.NATSPassword), flagval.NoDefault},
+		{"nats-token", "NATS_TOKEN", flagval.SecretUsage("NATS token", "NATS_TOKEN", "nats-token-file"), flagval.String(&c.NATSToken), func() string { return flagval.Shown(c.NATSToken) }},
+		{"nats-token-file", "NATS_TOKEN_FILE", "file holding the NATS token", flagval.SecretFile(&c.NATSToken), flagval.NoDefault},
 		{"nats-creds", "NATS_CREDS", "NATS .creds file (JWT and nkey)", flagval.String(&c.NATSCreds), str(&c.NATSCreds)},
 		{"nats-nkey-seed-file", "NATS_NKEY_SEED_FILE", "NATS nkey seed file", flagval.String(&c.NATSNKeySeedFile), str(&c.NATSNKeySeedFile)},
 		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
 		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
 		{"trusted-proxies", "CORROSION_PANEL_TRUSTED_PROXIES", "comma-separated addresses or CIDR prefixes of load balancers whose X-Forwarded-For names the client", flagval.List(&c.TrustedProxies), func() string { return strings.Join(c.TrustedProxies, ",") }},
 		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
-		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", flagval.SecretUsage("bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", "CORROSION_PANEL_METRICS_TOKEN", "metrics-token-file"), flagval.String(&c.MetricsToken), func() string { return secretShown(c.MetricsToken) }},
-		{"metrics-token-file", "CORROSION_PANEL_METRICS_TOKEN_FILE", "file holding the /metrics bearer token", flagval.SecretFile(&c.MetricsToken), noDefault},
+		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", flagval.SecretUsage("bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", "CORROSION_PANEL_METRICS_TOKEN", "metrics-token-file"), flagval.String(&c.MetricsToken), func() string { return flagval.Shown(c.MetricsToken) }},
+		{"metrics-token-file", "CORROSION_PANEL_METRICS_TOKEN_FILE", "file holding the /metrics bearer token", flagval.SecretFile(&c.MetricsToken), flagval.NoDefault},
 		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
 	}
-}
-
-// noDefault is the get of a -file option: the file's name is not kept,
-// and its content is the secret's, shown by the secret's own option.
-func noDefault() string { return "" }
-
-func secretShown(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "***"
 }
 
 // NewFlagSet declares c's flags (defaults: c's current values) on a new

@@ -27,17 +27,17 @@ func (c *Config) options() []option {
 		{flag: "ether", usage: "sidecar: spawn, connect or off (default spawn)", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
 		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: flagval.Bool(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
 		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: flagval.String(&c.EtherBin), get: func() string { return c.EtherBin }},
-		{flag: "link-token", env: "RS_LINK_TOKEN", usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), set: flagval.String(&c.LinkToken), get: func() string { return secretShown(c.LinkToken) }},
-		{flag: "link-token-file", env: "RS_LINK_TOKEN_FILE", usage: "file holding the sidecar link token", set: flagval.SecretFile(&c.LinkToken), get: noDefault},
+		{flag: "link-token", env: "RS_LINK_TOKEN", usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), set: flagval.String(&c.LinkToken), get: func() string { return flagval.Shown(c.LinkToken) }},
+		{flag: "link-token-file", env: "RS_LINK_TOKEN_FILE", usage: "file holding the sidecar link token", set: flagval.SecretFile(&c.LinkToken), get: flagval.NoDefault},
 		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: flagval.String(&c.DBHost), get: func() string { return c.DBHost }},
 		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: flagval.Port(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
 		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: flagval.String(&c.DBName), get: func() string { return c.DBName }},
 		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: flagval.String(&c.DBUser), get: func() string { return c.DBUser }},
-		{flag: "db-pass", env: "RS_DB_PASS", usage: flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), set: flagval.String(&c.DBPass), get: func() string { return secretShown(c.DBPass) }},
-		{flag: "db-pass-file", env: "RS_DB_PASS_FILE", usage: "file holding the Postgres password", set: flagval.SecretFile(&c.DBPass), get: noDefault},
+		{flag: "db-pass", env: "RS_DB_PASS", usage: flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), set: flagval.String(&c.DBPass), get: func() string { return flagval.Shown(c.DBPass) }},
+		{flag: "db-pass-file", env: "RS_DB_PASS_FILE", usage: "file holding the Postgres password", set: flagval.SecretFile(&c.DBPass), get: flagval.NoDefault},
 		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: flagval.List(&c.Cluster), get: c.ClusterRedacted},
-		{flag: "rcon-password", env: "RS_RCON_PASSWORD", usage: flagval.SecretUsage("admin console password (empty: RCON off)", "RS_RCON_PASSWORD", "rcon-password-file"), set: flagval.String(&c.RCONPassword), get: func() string { return secretShown(c.RCONPassword) }},
-		{flag: "rcon-password-file", env: "RS_RCON_PASSWORD_FILE", usage: "file holding the admin console password", set: flagval.SecretFile(&c.RCONPassword), get: noDefault},
+		{flag: "rcon-password", env: "RS_RCON_PASSWORD", usage: flagval.SecretUsage("admin console password (empty: RCON off)", "RS_RCON_PASSWORD", "rcon-password-file"), set: flagval.String(&c.RCONPassword), get: func() string { return flagval.Shown(c.RCONPassword) }},
+		{flag: "rcon-password-file", env: "RS_RCON_PASSWORD_FILE", usage: "file holding the admin console password", set: flagval.SecretFile(&c.RCONPassword), get: flagval.NoDefault},
 		{flag: "autoregister", usage: "a new name registers on first login", set: flagval.Bool(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
 		{flag: "seed", usage: "terrain seed, decimal or 0x hex (default: from the node id)", set: seedSetter(&c.Seed, &c.SeedSet), get: c.seedShown},
 		{flag: "biome", usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", set: biomeSetter(&c.Biome, &c.BiomeSet), get: c.biomeShown},
@@ -98,18 +98,6 @@ func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
 		fs.Func(o.flag, usage, o.set)
 	}
 	return fs
-}
-
-// noDefault is the get of a -file option: the file's name is not kept,
-// and its content is the secret's, shown by the secret's own option.
-func noDefault() string { return "" }
-
-// secretShown is how a secret appears in usage and dumps: "***" when set.
-func secretShown(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "***"
 }
 
 func (c *Config) seedShown() string {
