@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -174,32 +175,37 @@ func (s *Server) Connect(t testing.TB, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago,
+// never the same one twice in one test process.
 //
-// It is drawn at random below Linux's ephemeral range (32768–60999), not
-// from it: a port the kernel hands out for ":0" is also the one it hands
-// the next outgoing connection, so under a loaded parallel test run
-// another test's client socket took it between this check and the
-// program's bind ("address already in use"). Below the range only another
-// test's listener can collide, and a random draw makes that rare.
+// It is taken from below Linux's ephemeral range (32768–60999), not from
+// it: a port the kernel hands out for ":0" is also the one it hands the
+// next outgoing connection, so under a loaded parallel test run another
+// test's client socket took it between this check and the program's bind
+// ("address already in use"). Each test process walks the range from a
+// random start, so two processes rarely meet, and one never repeats itself
+// (two draws of one test must differ: a world refuses the same port for
+// two listeners).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	for range 64 {
-		port := freePortLow + rand.IntN(freePortHigh-freePortLow)
+	freePortStart.Do(func() { freePortNext.Store(rand.Uint32N(freePortHigh - freePortLow)) })
+	for range 512 {
+		port := freePortLow + int(freePortNext.Add(1)%(freePortHigh-freePortLow))
 		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
 			l.Close()
 			return port
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("natstest: free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("natstest: no free port in %d-%d", freePortLow, freePortHigh)
+	return 0
 }
 
-// The range FreePort draws from: below the ephemeral ports and above the
+// The range FreePort walks: below the ephemeral ports and above the
 // design's well-known ones (4222, 5010+, 7780, 8080+, 25510+), which a
 // test that needs them must find free.
 const freePortLow, freePortHigh = 26000, 32000
+
+var (
+	freePortStart sync.Once
+	freePortNext  atomic.Uint32 // the last offset handed out
+)

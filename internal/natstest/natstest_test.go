@@ -73,3 +73,16 @@ func TestStartCluster_ThreeServersReplicateJetStream(t *testing.T) {
 		t.Fatalf("cluster info %+v", info.Cluster)
 	}
 }
+
+// FreePort never hands one test process the same port twice, and stays
+// below the ephemeral range (a world given two equal draws refused them).
+func TestFreePort_DistinctBelowTheEphemeralRange(t *testing.T) {
+	seen := map[int]bool{}
+	for range 300 {
+		p := FreePort(t)
+		if seen[p] || p < 26000 || p >= 32000 {
+			t.Fatalf("port %d: repeated %v, or outside 26000-31999", p, seen[p])
+		}
+		seen[p] = true
+	}
+}
