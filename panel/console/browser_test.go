@@ -180,25 +180,21 @@ func TestBrowser_SaysWhatIsMissing(t *testing.T) {
 	b := browsertest.New(t)
 	tab := b.Tab(1280, 800)
 	p.BrowserLogin(t, tab, "olga", pw)
-	var inputs int
-	browsertest.Run(t, tab, 30*time.Second, "the RCON tab of a sidecar says it has no RCON",
-		chromedp.Navigate(p.URL+base+"ether10/rcon"),
-		waitText(`[data-no-rcon]`, "This instance has no RCON"),
-		chromedp.Evaluate(`document.querySelectorAll("input[name=command]").length`, &inputs),
-	)
-	if inputs != 0 {
-		t.Fatalf("the RCON tab of an instance without RCON offers %d command inputs", inputs)
+	for _, c := range []struct{ what, path, notice, words, input, shot string }{
+		{"the RCON tab of a sidecar says it has no RCON", "ether10/rcon", "[data-no-rcon]", "This instance has no RCON", "command", "panel-rcon-none"},
+		{"the console of a watched instance says it reads no input", "watched/console", "[data-no-input]", "This instance reads no console input", "line", "panel-console-no-input"},
+	} {
+		var inputs int
+		browsertest.Run(t, tab, 30*time.Second, c.what,
+			chromedp.Navigate(p.URL+base+c.path),
+			waitText(c.notice, c.words),
+			chromedp.Evaluate(`document.querySelectorAll("input[name=`+c.input+`]").length`, &inputs),
+		)
+		if inputs != 0 {
+			t.Fatalf("%s: %d %s inputs offered", c.path, inputs, c.input)
+		}
+		browsertest.Screenshot(t, tab, c.shot)
 	}
-	browsertest.Screenshot(t, tab, "panel-rcon-none")
-	browsertest.Run(t, tab, 30*time.Second, "the console of a watched instance says it reads no input",
-		chromedp.Navigate(p.URL+base+"watched/console"),
-		waitText(`[data-no-input]`, "This instance reads no console input"),
-		chromedp.Evaluate(`document.querySelectorAll("input[name=line]").length`, &inputs),
-	)
-	if inputs != 0 {
-		t.Fatalf("the console of a watched instance offers %d line inputs", inputs)
-	}
-	browsertest.Screenshot(t, tab, "panel-console-no-input")
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Fatalf("page errors: %q", errs)
 	}
