@@ -2,8 +2,15 @@ package consolein
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
 )
 
 func echo(_ context.Context, line string) string { return "you said: " + line }
@@ -43,5 +50,23 @@ func FuzzServe(f *testing.F) {
 		if err := Serve(context.Background(), strings.NewReader(in), &out, echo); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+// TestGo: the console answers on its own goroutine, and an input that
+// fails is logged once, naming why.
+func TestGo(t *testing.T) {
+	var logs testbin.Output
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	pr, pw := io.Pipe()
+	var out testbin.Output
+	Go(context.Background(), pr, &out, echo, log)
+	if _, err := io.WriteString(pw, "status\n"); err != nil {
+		t.Fatal(err)
+	}
+	poll.True(t, 10*time.Second, "the answer", func() bool { return out.String() == "you said: status\n" })
+	pw.CloseWithError(errors.New("stdin broke"))
+	poll.True(t, 10*time.Second, "the log line", func() bool {
+		return strings.Contains(logs.String(), `level=WARN msg="console input ended" err="read the console input: stdin broke"`)
 	})
 }
