@@ -5,17 +5,13 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/corrosion/corrosion/ether"
-	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/consolein"
 	"github.com/corrosion/corrosion/internal/logdest"
 )
@@ -32,65 +28,49 @@ Flags of run and migrate:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	cli.Main(program(os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		printUsage(stderr)
-		return 2
-	}
-	switch args[0] {
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "ether", buildinfo.Get().String())
-		return 0
-	case "help", "-h", "--help", "-help":
-		printUsage(stdout)
-		return 0
-	case "run", "migrate":
-	default:
-		fmt.Fprintf(stderr, "ether: unknown command %q\n", args[0])
-		printUsage(stderr)
-		return 2
-	}
-	cfg, err := ether.LoadConfig(args[1:], getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
-		return 2
-	}
-	log := ether.NewLogger(logdest.Writer(cfg.LogStdout, getenv, stdout, stderr), cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if args[0] == "migrate" {
-		err = ether.Migrate(ctx, cfg, log)
-	} else {
-		err = serve(ctx, cfg, log, os.Stdin, stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "ether %s: %v\n", args[0], err)
-		return 1
-	}
-	return 0
+// program is ether's command line: run and migrate, on these streams.
+func program(getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) cli.Program {
+	c := streams{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	return cli.Program{Name: "ether", Usage: printUsage, Stdout: stdout, Stderr: stderr,
+		Commands: []cli.Command{{Name: "run", Run: c.run}, {Name: "migrate", Run: c.migrate}}}
 }
 
-func serve(ctx context.Context, cfg ether.Config, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
-	node, err := ether.New(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	// The console input: status, health, help, answered on stdout. Not
-	// waited for: it never holds up the shutdown.
-	go func() {
-		err := consolein.Serve(ctx, stdin, stdout, func(_ context.Context, line string) string { return node.ConsoleLine(line) })
+// streams is what ether's commands read from the process, arguments aside.
+type streams struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func (c streams) run(ctx context.Context, args []string) int {
+	return c.withConfig(ctx, "run", args, func(ctx context.Context, cfg ether.Config, log *slog.Logger) error {
+		node, err := ether.New(ctx, cfg, log)
 		if err != nil {
-			log.Warn("console input ended", "err", err)
+			return err
 		}
-	}()
-	return node.Run(ctx)
+		// The console input: status, health, help, answered on stdout.
+		consolein.Go(ctx, c.stdin, c.stdout, func(_ context.Context, line string) string { return node.ConsoleLine(line) }, log)
+		return node.Run(ctx)
+	})
+}
+
+func (c streams) migrate(ctx context.Context, args []string) int {
+	return c.withConfig(ctx, "migrate", args, ether.Migrate)
+}
+
+// withConfig loads the flags and environment of the command name and
+// runs do with them and ether's logger: --help prints the usage, a bad
+// flag or value exits 2, a failure of do exits 1.
+func (c streams) withConfig(ctx context.Context, name string, args []string, do func(context.Context, ether.Config, *slog.Logger) error) int {
+	cfg, err := ether.LoadConfig(args, c.getenv)
+	if err != nil {
+		return cli.ConfigExit(c.stdout, c.stderr, "ether "+name, err, printUsage)
+	}
+	log := ether.NewLogger(logdest.Writer(cfg.LogStdout, c.getenv, c.stdout, c.stderr), cfg)
+	return cli.Exit(c.stderr, "ether "+name, do(ctx, cfg, log))
 }
 
 func printUsage(w io.Writer) {

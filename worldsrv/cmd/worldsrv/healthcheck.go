@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/healthprobe"
 	"github.com/corrosion/corrosion/worldsrv/config"
 )
@@ -17,25 +16,22 @@ import (
 // (--node-id, RS_NODE_ID, --http-listen), so it checks the port the world
 // with the same settings serves on. It exists for container images, which
 // have no shell or curl.
-func healthcheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	cfg, err := config.Load(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, "usage: worldsrv healthcheck [worldsrv flags]\n\nExits 0 if the world with these flags answers /ready on this machine.\n")
-		return 0
-	}
+func (s streams) healthcheck(ctx context.Context, args []string) int {
+	cfg, err := config.Load(args, s.getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "worldsrv healthcheck: %v\n", err)
-		return 2
+		return cli.ConfigExit(s.stdout, s.stderr, "worldsrv healthcheck", err, healthcheckUsage)
 	}
 	u, err := healthprobe.LocalURL(cfg.HTTPListen, "/ready")
 	if err != nil {
-		fmt.Fprintf(stderr, "worldsrv healthcheck: %v\n", err)
-		return 2
+		return cli.Exit(s.stderr, "worldsrv healthcheck", cli.BadUsage(err))
 	}
-	if err := healthprobe.Check(context.Background(), u); err != nil {
-		fmt.Fprintf(stderr, "worldsrv healthcheck: %v\n", err)
-		return 1
+	if err := healthprobe.Check(ctx, u); err != nil {
+		return cli.Exit(s.stderr, "worldsrv healthcheck", err)
 	}
-	fmt.Fprintln(stdout, "ready:", u)
-	return 0
+	fmt.Fprintln(s.stdout, "ready:", u)
+	return cli.ExitOK
+}
+
+func healthcheckUsage(w io.Writer) {
+	fmt.Fprint(w, "usage: worldsrv healthcheck [worldsrv flags]\n\nExits 0 if the world with these flags answers /ready on this machine.\n")
 }

@@ -6,16 +6,13 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/consolein"
 	"github.com/corrosion/corrosion/internal/logdest"
 	"github.com/corrosion/corrosion/worldsrv/admin"
@@ -32,37 +29,33 @@ variable in brackets. Flags:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	cli.Main(program(os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "version", "--version", "-version":
-			fmt.Fprintln(stdout, "worldsrv", buildinfo.Get().String())
-			return 0
-		case "healthcheck":
-			return healthcheck(args[1:], getenv, stdout, stderr)
-		}
-	}
-	cfg, err := config.Load(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(stdout)
-		return 0
-	}
+// program is worldsrv's command line: the world's flags, or healthcheck.
+func program(getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) cli.Program {
+	w := streams{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	return cli.Program{Name: "worldsrv", Usage: printUsage, Stdout: stdout, Stderr: stderr,
+		Commands: []cli.Command{{Name: "healthcheck", Run: w.healthcheck}}, Default: w.run}
+}
+
+// streams is what worldsrv's commands read from the process, arguments
+// aside.
+type streams struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// run runs the world until ctx ends.
+func (s streams) run(ctx context.Context, args []string) int {
+	cfg, err := config.Load(args, s.getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "worldsrv: %v\n(worldsrv --help lists the flags)\n", err)
-		return 2
+		return cli.ConfigExit(s.stdout, s.stderr, "worldsrv", fmt.Errorf("%w\n(worldsrv --help lists the flags)", err), printUsage)
 	}
-	logOut := logdest.Writer(cfg.LogStdout, getenv, stdout, stderr)
+	logOut := logdest.Writer(cfg.LogStdout, s.getenv, s.stdout, s.stderr)
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.LogLevel})).With("node", cfg.NodeID)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serve(ctx, cfg, log, os.Stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "worldsrv: %v\n", err)
-		return 1
-	}
-	return 0
+	return cli.Exit(s.stderr, "worldsrv", serve(ctx, cfg, log, s.stdin, s.stdout))
 }
 
 func serve(ctx context.Context, cfg config.Config, log *slog.Logger, stdin io.Reader, stdout io.Writer) error {
@@ -76,16 +69,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, stdin io.Re
 		return err
 	}
 	// The console input: the admin commands, one a line, answered on
-	// stdout. Not waited for: a read nobody answers never holds up the
-	// shutdown, and a closed stdin (/dev/null, systemd) just ends it.
-	go func() {
-		err := consolein.Serve(ctx, stdin, stdout, func(ctx context.Context, line string) string {
-			return admin.ConsoleLine(ctx, w.Console(), log, line)
-		})
-		if err != nil {
-			log.Warn("console input ended", "err", err)
-		}
-	}()
+	// stdout.
+	consolein.Go(ctx, stdin, stdout, func(ctx context.Context, line string) string {
+		return admin.ConsoleLine(ctx, w.Console(), log, line)
+	}, log)
 	return w.Run(ctx)
 }
 
