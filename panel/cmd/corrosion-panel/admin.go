@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 	"github.com/corrosion/corrosion/panel/auth"
@@ -38,32 +39,32 @@ func (f *dbFlags) parse(args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	if f.fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, f.fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", cli.ErrUsage, f.fs.Arg(0))
 	}
 	if strings.TrimSpace(f.dsn) == "" {
-		return fmt.Errorf("%w: --database-url (DATABASE_URL) is not set", errUsage)
+		return fmt.Errorf("%w: --database-url (DATABASE_URL) is not set", cli.ErrUsage)
 	}
 	if _, err := pgx.ParseConfig(f.dsn); err != nil {
-		return fmt.Errorf("%w: --database-url (DATABASE_URL): %q does not parse", errUsage, redact.URL(f.dsn))
+		return fmt.Errorf("%w: --database-url (DATABASE_URL): %q does not parse", cli.ErrUsage, redact.URL(f.dsn))
 	}
 	return nil
 }
 
-func migrate(ctx context.Context, args []string, e env) int {
+func (e env) migrate(ctx context.Context, args []string) int {
 	f := newDBFlags("migrate", e)
 	if err := f.parse(args); err != nil {
-		return helpOr(e, "migrate", err)
+		return e.fail("migrate", err)
 	}
 	applied, err := store.Migrate(ctx, f.dsn)
 	if err != nil {
-		return fail(e, "migrate", err)
+		return e.fail("migrate", err)
 	}
 	latest, err := store.Schema.Latest()
 	if err != nil {
-		return fail(e, "migrate", err)
+		return e.fail("migrate", err)
 	}
 	if len(applied) == 0 {
 		fmt.Fprintf(e.stdout, "database is up to date (version %d)\n", latest)
@@ -76,75 +77,73 @@ func migrate(ctx context.Context, args []string, e env) int {
 	return exitOK
 }
 
-// helpOr returns exitOK for --help (the usage is printed), else fails.
-func helpOr(e env, cmd string, err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+// addOnly is a noun whose one command is add (`user add`, `license
+// add`): it runs add with the arguments after "add"; anything else is a
+// bad command line, answered with the one form.
+func (e env) addOnly(form string, add cli.Run) cli.Run {
+	return func(ctx context.Context, args []string) int {
+		if len(args) == 0 || args[0] != "add" {
+			noun, _, _ := strings.Cut(form, " ")
+			fmt.Fprintf(e.stderr, "corrosion-panel %s: the command is `%s`\n", noun, form)
+			return exitUsage
+		}
+		return add(ctx, args[1:])
 	}
-	return fail(e, cmd, err)
 }
 
-func license(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprintf(e.stderr, "corrosion-panel license: the command is `license add --id ID [--label L]`\n")
-		return exitUsage
-	}
+func (e env) licenseAdd(ctx context.Context, args []string) int {
 	f := newDBFlags("license add", e)
 	id := f.fs.String("id", "", "license id: 1 to 64 letters, digits, '-' or '_' (the agent's license_id)")
 	label := f.fs.String("label", "", "a label shown in the panel")
-	if err := f.parse(args[1:]); err != nil {
-		return helpOr(e, "license add", err)
+	if err := f.parse(args); err != nil {
+		return e.fail("license add", err)
 	}
 	if *id == "" {
-		return fail(e, "license add", fmt.Errorf("%w: --id is required", errUsage))
+		return e.fail("license add", fmt.Errorf("%w: --id is required", cli.ErrUsage))
 	}
 	st, err := store.Open(ctx, f.dsn)
 	if err != nil {
-		return fail(e, "license add", err)
+		return e.fail("license add", err)
 	}
 	defer st.Close()
 	if err := st.CreateLicense(ctx, *id, *label); err != nil {
-		return fail(e, "license add", err)
+		return e.fail("license add", err)
 	}
 	fmt.Fprintf(e.stdout, "license %s added\n", *id)
 	return exitOK
 }
 
-func user(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprintf(e.stderr, "corrosion-panel user: the command is `user add --name N --role admin|operator|viewer [--licenses a,b] [--password-stdin]`\n")
-		return exitUsage
-	}
+func (e env) userAdd(ctx context.Context, args []string) int {
 	f := newDBFlags("user add", e)
 	name := f.fs.String("name", "", "the operator's login name")
 	role := f.fs.String("role", "", "admin, operator or viewer")
 	var licenses []string
 	f.fs.Func("licenses", "comma-separated licenses the operator or viewer may see (admins see all)", flagval.List(&licenses))
 	fromStdin := f.fs.Bool("password-stdin", false, "read the password from the first line of stdin (default: generate one and print it)")
-	if err := f.parse(args[1:]); err != nil {
-		return helpOr(e, "user add", err)
+	if err := f.parse(args); err != nil {
+		return e.fail("user add", err)
 	}
 	if strings.TrimSpace(*name) == "" {
-		return fail(e, "user add", fmt.Errorf("%w: --name is required", errUsage))
+		return e.fail("user add", fmt.Errorf("%w: --name is required", cli.ErrUsage))
 	}
 	if !auth.Role(*role).Valid() {
-		return fail(e, "user add", fmt.Errorf("%w: --role %q is not admin, operator or viewer", errUsage, *role))
+		return e.fail("user add", fmt.Errorf("%w: --role %q is not admin, operator or viewer", cli.ErrUsage, *role))
 	}
 	password, generated := "", false
 	if *fromStdin {
 		line, err := bufio.NewReader(e.stdin).ReadString('\n')
 		if err != nil && line == "" {
-			return fail(e, "user add", errors.New("--password-stdin: no password on stdin"))
+			return e.fail("user add", errors.New("--password-stdin: no password on stdin"))
 		}
 		password = strings.TrimRight(line, "\r\n")
 	} else {
 		password, generated = dev.GeneratePassword(), true
 	}
 	if err := auth.CheckNewPassword(password); err != nil {
-		return fail(e, "user add", err)
+		return e.fail("user add", err)
 	}
 	if err := addUser(ctx, f.dsn, newUser{*name, auth.Role(*role), password, licenses}); err != nil {
-		return fail(e, "user add", err)
+		return e.fail("user add", err)
 	}
 	if generated {
 		fmt.Fprintf(e.stdout, "username: %s  password: %s\n", *name, password)

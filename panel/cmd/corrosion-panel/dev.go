@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/panel/dev"
 )
@@ -29,24 +30,24 @@ func devOptions(args []string, e env) (dev.Options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
-		return o, fmt.Errorf("%w: %v", errUsage, err)
+		return o, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return o, fmt.Errorf("%w: unexpected argument %q", cli.ErrUsage, fs.Arg(0))
 	}
 	o.WorldPorts = dev.PortMode(ports)
 	return o, o.Validate()
 }
 
-func runDev(ctx context.Context, args []string, e env) int {
+func (e env) dev(ctx context.Context, args []string) int {
 	o, err := devOptions(args, e)
 	if err != nil {
-		return helpOr(e, "dev", err)
+		return e.fail("dev", err)
 	}
 	o.Out = e.stdout
 	o.Log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: o.PanelLog}))
 	if err := dev.Run(ctx, o); err != nil {
-		return fail(e, "dev", err)
+		return e.fail("dev", err)
 	}
 	return exitOK
 }

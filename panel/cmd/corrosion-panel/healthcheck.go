@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/internal/healthprobe"
 	"github.com/corrosion/corrosion/panel/app"
 )
@@ -17,7 +18,7 @@ const listenEnv = "CORROSION_PANEL_LISTEN"
 // healthcheck GETs the panel's /healthz on this machine: exit 0 when it
 // answers 200 OK, 1 otherwise. It exists for container images, which have
 // no shell or curl.
-func healthcheck(ctx context.Context, args []string, e env) int {
+func (e env) healthcheck(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fs.SetOutput(e.stdout)
 	rawURL := fs.String("url", "", "URL to check (default: /healthz on the address in "+listenEnv+", else "+app.DefaultListen+")")
@@ -25,10 +26,10 @@ func healthcheck(ctx context.Context, args []string, e env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
-		return fail(e, "healthcheck", fmt.Errorf("%w: %v", errUsage, err))
+		return e.fail("healthcheck", fmt.Errorf("%w: %v", cli.ErrUsage, err))
 	}
 	if fs.NArg() > 0 {
-		return fail(e, "healthcheck", fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0)))
+		return e.fail("healthcheck", fmt.Errorf("%w: unexpected argument %q", cli.ErrUsage, fs.Arg(0)))
 	}
 	target := *rawURL
 	if target == "" {
@@ -38,15 +39,15 @@ func healthcheck(ctx context.Context, args []string, e env) int {
 		}
 		u, err := healthprobe.LocalURL(listen, "/healthz")
 		if err != nil {
-			return fail(e, "healthcheck", fmt.Errorf("%w: %s: %v", errUsage, listenEnv, err))
+			return e.fail("healthcheck", fmt.Errorf("%w: %s: %v", cli.ErrUsage, listenEnv, err))
 		}
 		target = u
 	}
 	if err := healthprobe.Check(ctx, target); err != nil {
 		if !errors.Is(err, healthprobe.ErrUnhealthy) {
-			err = fmt.Errorf("%w: %v", errUsage, err) // a bad --url
+			err = fmt.Errorf("%w: %v", cli.ErrUsage, err) // a bad --url
 		}
-		return fail(e, "healthcheck", err)
+		return e.fail("healthcheck", err)
 	}
 	fmt.Fprintln(e.stdout, "healthy:", target)
 	return exitOK

@@ -13,15 +13,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/panel/app"
 )
 
@@ -48,73 +45,54 @@ type env struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
-	stop()
-	os.Exit(code)
+	cli.Main(program(env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-// Exit codes.
+// Exit codes (cli's, the same in every binary).
 const (
-	exitOK    = 0
-	exitFail  = 1 // the command ran and failed
-	exitUsage = 2 // bad command line
+	exitOK    = cli.ExitOK
+	exitFail  = cli.ExitFail  // the command ran and failed
+	exitUsage = cli.ExitUsage // bad command line
 )
 
+// run runs the command line args.
 func run(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, usage)
-		return exitUsage
-	}
-	switch args[0] {
-	case "version", "--version", "-version":
-		fmt.Fprintln(e.stdout, "corrosion-panel", buildinfo.Get().String())
-		return exitOK
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(e.stdout, usage)
-		return exitOK
-	case "serve":
-		return serve(ctx, args[1:], e)
-	case "migrate":
-		return migrate(ctx, args[1:], e)
-	case "user":
-		return user(ctx, args[1:], e)
-	case "license":
-		return license(ctx, args[1:], e)
-	case "dev":
-		return runDev(ctx, args[1:], e)
-	case "healthcheck":
-		return healthcheck(ctx, args[1:], e)
-	}
-	fmt.Fprintf(e.stderr, "corrosion-panel: unknown command %q\n%s", args[0], usage)
-	return exitUsage
+	return program(e).Run(ctx, args)
 }
+
+// program is the panel's command line.
+func program(e env) cli.Program {
+	return cli.Program{Name: "corrosion-panel", Usage: printUsage, Stdout: e.stdout, Stderr: e.stderr, Commands: []cli.Command{
+		{Name: "serve", Run: e.serve},
+		{Name: "migrate", Run: e.migrate},
+		{Name: "user", Run: e.addOnly("user add --name N --role admin|operator|viewer [--licenses a,b] [--password-stdin]", e.userAdd)},
+		{Name: "license", Run: e.addOnly("license add --id ID [--label L]", e.licenseAdd)},
+		{Name: "dev", Run: e.dev},
+		{Name: "healthcheck", Run: e.healthcheck},
+	}}
+}
+
+func printUsage(w io.Writer) { io.WriteString(w, usage) }
 
 // fail prints one line for a failed command and returns its exit code:
-// exitUsage for a bad configuration or flag, else exitFail.
-func fail(e env, cmd string, err error) int {
-	fmt.Fprintf(e.stderr, "corrosion-panel %s: %v\n", cmd, err)
-	if errors.Is(err, app.ErrConfig) || errors.Is(err, errUsage) {
-		return exitUsage
+// exitUsage for a bad configuration or flag, exitOK for --help (the flag
+// set has printed its usage), else exitFail.
+func (e env) fail(cmd string, err error) int {
+	if errors.Is(err, app.ErrConfig) {
+		err = cli.BadUsage(err)
 	}
-	return exitFail
+	return cli.Exit(e.stderr, "corrosion-panel "+cmd, err)
 }
 
-// errUsage marks a bad command line.
-var errUsage = errors.New("usage")
-
-func serve(ctx context.Context, args []string, e env) int {
+func (e env) serve(ctx context.Context, args []string) int {
 	cfg, err := app.LoadConfig("serve", args, e.getenv, e.stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
 	if err != nil {
-		return fail(e, "serve", err)
+		return e.fail("serve", err)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	log.Info("corrosion-panel starting", "version", buildinfo.Get().String())
 	if err := app.Run(ctx, cfg, log); err != nil && !errors.Is(err, context.Canceled) {
-		return fail(e, "serve", err)
+		return e.fail("serve", err)
 	}
 	return exitOK
 }
