@@ -5,21 +5,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/installer"
+	"github.com/corrosion/corrosion/internal/cli"
 )
 
-// runInstaller runs install, uninstall or service-status (args[0]).
-func runInstaller(args []string, stdout, stderr io.Writer) int {
-	cmd := args[0]
+// installCmd is the command install, uninstall or service-status (cmd).
+func (c streams) installCmd(cmd string) cli.Run {
+	return func(ctx context.Context, args []string) int { return c.runInstaller(ctx, cmd, args) }
+}
+
+func (c streams) runInstaller(ctx context.Context, cmd string, args []string) int {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := installer.Options{Out: stdout, ValidateConfig: validateConfig}
+	fs.SetOutput(c.stderr)
+	o := installer.Options{Out: c.stdout, ValidateConfig: validateConfig}
 	fs.StringVar(&o.Root, "root", "", "install under this directory instead of / (tests); starts nothing")
 	fs.StringVar(&o.ConfigPath, "config", installer.DefaultConfigPath(), "the config file the service reads")
 	var printUnit bool
@@ -30,18 +30,17 @@ func runInstaller(args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&o.Binary, "binary", "", "the agent binary to install (default: this one)")
 		fs.BoolVar(&printUnit, "print-unit", false, "print the systemd unit and exit (changes nothing)")
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	if err := fs.Parse(args); err != nil {
+		return cli.FlagExit(err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "corrosion-agent %s: unexpected argument %q\n", cmd, fs.Arg(0))
-		return 2
+		return cli.Exit(c.stderr, "corrosion-agent "+cmd, cli.BadUsage(fmt.Errorf("unexpected argument %q", fs.Arg(0))))
 	}
 	if printUnit {
-		fmt.Fprint(stdout, installer.SystemdUnit(installer.UnitOptions{Binary: o.Binary, ConfigPath: o.ConfigPath}))
-		return 0
+		fmt.Fprint(c.stdout, installer.SystemdUnit(installer.UnitOptions{Binary: o.Binary, ConfigPath: o.ConfigPath}))
+		return cli.ExitOK
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(ctx)
 	defer stop()
 	var err error
 	switch cmd {
@@ -52,16 +51,12 @@ func runInstaller(args []string, stdout, stderr io.Writer) int {
 	default:
 		var report string
 		report, err = installer.Status(ctx, o)
-		fmt.Fprint(stdout, report)
+		fmt.Fprint(c.stdout, report)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "corrosion-agent %s: %v\n", cmd, err)
-		if errors.Is(err, installer.ErrUnsupported) {
-			return 2
-		}
-		return 1
+	if errors.Is(err, installer.ErrUnsupported) {
+		err = cli.BadUsage(err)
 	}
-	return 0
+	return cli.Exit(c.stderr, "corrosion-agent "+cmd, err)
 }
 
 // validateConfig is the installer's config check: the agent's own loader.

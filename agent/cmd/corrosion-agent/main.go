@@ -12,19 +12,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"slices"
-	"syscall"
 
-	"github.com/corrosion/corrosion/agent"
-	"github.com/corrosion/corrosion/agent/config"
-	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/cli"
 )
 
 const usage = `usage:
@@ -47,95 +38,31 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command line args. Unlike the other binaries, the agent
+// has no root context for every command: `run` has its own, which also
+// knows the host-shutdown signal (rootcontext.go), and shutdown-hook
+// stays killable by systemd's SIGTERM.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	switch args[0] {
-	case "version", "--version", "-version", "-v":
-		fmt.Fprintf(stdout, "corrosion-agent %s\n", buildinfo.Get())
-		return 0
-	case "run", "validate":
-	case "install", "uninstall", "service-status":
-		return runInstaller(args, stdout, stderr)
-	case "shutdown-hook":
-		return shutdownHook(stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "corrosion-agent: unknown command %q\n%s", args[0], usage)
-		return 2
-	}
-	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "/etc/corrosion/agent.toml", "config file (TOML)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
-	}
-	cfg, err := config.Load(*path)
-	if err != nil {
-		fmt.Fprintf(stderr, "corrosion-agent: invalid config %s:\n%v\n", *path, err)
-		return 1
-	}
-	if args[0] == "validate" {
-		fmt.Fprintf(stdout, "%s: ok (%d instances)\n", *path, len(cfg.Instances))
-		if err := cfg.Agent.RootRefusal(os.Geteuid()); err != nil {
-			fmt.Fprintf(stderr, "warning: run as root, this agent would not start game servers: %v\n", err)
-		}
-		return 0
-	}
-	return serve(cfg, stderr)
+	return program(stdout, stderr).Run(context.Background(), args)
 }
 
-func serve(cfg *config.Config, stderr io.Writer) int {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.Agent.SlogLevel()}))
-	ctx, stop := notifyContext(logger)
-	defer stop()
-	a, err := agent.New(cfg, logger)
-	if err != nil {
-		logger.Error("start", "err", err)
-		return 1
-	}
-	logger.Info("corrosion-agent starting", "version", buildinfo.Get().String(),
-		"license", cfg.Agent.LicenseID, "instances", len(cfg.Instances))
-	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		logger.Error("run", "err", err)
-		return 1
-	}
-	if errors.Is(context.Cause(ctx), agent.ErrHostShutdown) {
-		logger.Info("corrosion-agent stopped for the host shutdown")
-		return 0
-	}
-	logger.Info("corrosion-agent stopped; game processes keep running")
-	return 0
+// program is the agent's command line.
+func program(stdout, stderr io.Writer) cli.Program {
+	c := streams{stdout: stdout, stderr: stderr}
+	return cli.Program{Name: "corrosion-agent", Usage: printUsage, Stdout: stdout, Stderr: stderr, Commands: []cli.Command{
+		{Name: "run", Run: c.serve},
+		{Name: "validate", Run: c.validate},
+		{Name: "install", Run: c.installCmd("install")},
+		{Name: "uninstall", Run: c.installCmd("uninstall")},
+		{Name: "service-status", Run: c.installCmd("service-status")},
+		{Name: "shutdown-hook", Run: func(context.Context, []string) int { return shutdownHook(stderr) }},
+		{Name: "-v", Run: func(context.Context, []string) int { cli.PrintVersion(stdout, "corrosion-agent"); return cli.ExitOK }},
+	}}
 }
 
-// notifyContext is the root context: SIGINT and SIGTERM cancel it (the
-// games keep running), a host-shutdown signal (SIGUSR2, signal_unix.go)
-// cancels it with cause agent.ErrHostShutdown. The first signal decides; later ones are ignored
-// until stop is called.
-func notifyContext(logger *slog.Logger) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, hostShutdownSignals...)...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case sig := <-sigs:
-			if slices.Contains(hostShutdownSignals, sig) {
-				logger.Info("host shutdown: stopping every game, then exiting", "signal", sig.String())
-				cancel(agent.ErrHostShutdown)
-				return
-			}
-			cancel(context.Canceled)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		close(done)
-		cancel(context.Canceled)
-		signal.Stop(sigs)
-	}
+func printUsage(w io.Writer) { io.WriteString(w, usage) }
+
+// streams is where the agent's commands write.
+type streams struct {
+	stdout, stderr io.Writer
 }
