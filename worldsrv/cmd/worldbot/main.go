@@ -8,22 +8,27 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/cli"
 	"github.com/corrosion/corrosion/worldsrv/bot/swarm"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	cli.Main(program(os.Stdout, os.Stderr))
+}
+
+// program is worldbot's command line: its flags (--help lists them), or
+// version.
+func program(stdout, stderr io.Writer) cli.Program {
+	return cli.Program{Name: "worldbot", Stdout: stdout, Stderr: stderr,
+		Default: func(ctx context.Context, args []string) int { return run(ctx, args, stdout, stderr) }}
 }
 
 // addrs is a repeatable --addr (also comma-separated).
@@ -72,32 +77,23 @@ func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verb
 	return cfg, asJSON, verbose, cfg.Validate()
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run runs the swarm until its --duration is over or ctx ends, and
+// prints the report.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, asJSON, verbose, err := parse(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "worldbot: %v\n", err)
-		return 2
+		return cli.Exit(stderr, "worldbot", cli.BadUsage(err))
 	}
 	level := slog.LevelWarn
 	if verbose {
 		level = slog.LevelDebug
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	rep, err := swarm.Run(ctx, cfg)
 	if werr := write(stdout, rep, asJSON); werr != nil {
-		fmt.Fprintf(stderr, "worldbot: write report: %v\n", werr)
-		return 1
+		return cli.Exit(stderr, "worldbot", fmt.Errorf("write report: %w", werr))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "worldbot: %v\n", err)
-		return 1
-	}
-	return 0
+	return cli.Exit(stderr, "worldbot", err)
 }
 
 func write(w io.Writer, rep swarm.Report, asJSON bool) error {
