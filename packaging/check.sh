@@ -269,7 +269,10 @@ check_rpm_install() {
 	rpm --root "$root" -i --nodeps --noscripts "$f" 2>&1 | grep -v '^rpm: ' || true
 	rpm --root "$root" -q "$pkg" >/dev/null || fail "$f: rpm -i did not install $pkg"
 	out=$(rpm --root "$root" -V --nodeps "$pkg") || fail "$f: rpm -V after install: $out"
-	bin=$(rpm --root "$root" -ql "$pkg" | grep -m1 '^/usr/bin/')
+	# Every line read (no grep -m1): an early exit would kill rpm with
+	# SIGPIPE, which pipefail turns into a failed check.
+	bin=$(rpm --root "$root" -ql "$pkg" | grep '^/usr/bin/') || fail "$f: no /usr/bin/ program"
+	bin=${bin%%$'\n'*}
 	"$root$bin" --version | grep -q "$(rpm -qp --qf '%{VERSION}' "$f" | tr '~' '-')" ||
 		fail "$f: $bin --version does not name the package's version"
 	rpm --root "$root" -e --noscripts "$pkg" 2>&1 | grep -v '^rpm: ' || true
