@@ -77,7 +77,8 @@ func withParents(files []File) ([]File, error) {
 	return out, nil
 }
 
-// writeEntry writes one file or directory; a Source file is read whole.
+// writeEntry writes one file or directory of a reproducible tar (a layer's,
+// and the archive's in tarDir); a Source file is read whole.
 func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 	name := strings.TrimPrefix(f.Path, "/")
 	hdr := &tar.Header{Name: name, Mode: int64(unixmode.Bits(f.Mode)), Uid: f.UID, Gid: f.GID,
@@ -89,7 +90,7 @@ func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 	case f.Source != "":
 		b, err := os.ReadFile(f.Source)
 		if err != nil {
-			return fmt.Errorf("layer file %s: %w", f.Path, err)
+			return fmt.Errorf("tar file %s: %w", f.Path, err)
 		}
 		hdr.Typeflag, data = tar.TypeReg, b
 	default:
@@ -97,10 +98,10 @@ func writeEntry(tw *tar.Writer, f File, created time.Time) error {
 	}
 	hdr.Size = int64(len(data))
 	if err := tw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("layer entry %s: %w", hdr.Name, err)
+		return fmt.Errorf("tar entry %s: %w", hdr.Name, err)
 	}
 	if _, err := tw.Write(data); err != nil {
-		return fmt.Errorf("layer file %s: %w", f.Path, err)
+		return fmt.Errorf("tar file %s: %w", f.Path, err)
 	}
 	return nil
 }
