@@ -6,7 +6,25 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
+
+// sourceBinary is the agent binary an install copies, on every system:
+// Options.Binary or this executable, absolute, symbolic links resolved.
+func sourceBinary(o Options) (string, error) {
+	src := o.Binary
+	if src == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("find this executable: %w", err)
+		}
+		src = exe
+	}
+	if resolved, err := filepath.EvalSymlinks(src); err == nil {
+		src = resolved
+	}
+	return filepath.Abs(src)
+}
 
 // agentBinary reads the agent binary at src for installing at dst (a host
 // path; name is how messages show it) and reports whether dst holds the

@@ -47,27 +47,10 @@ func install(ctx context.Context, o Options) error {
 	return s.activate(ctx, unitChanged || binChanged)
 }
 
-// sourceBinary is the agent binary to install: Options.Binary or this
-// executable.
-func (s *session) sourceBinary() (string, error) {
-	src := s.o.Binary
-	if src == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("find this executable: %w", err)
-		}
-		src = exe
-	}
-	if resolved, err := filepath.EvalSymlinks(src); err == nil {
-		src = resolved
-	}
-	return filepath.Abs(src)
-}
-
 // installBinary copies the agent binary to BinaryPath unless the same
 // bytes are there already, and reports whether it changed (or would).
 func (s *session) installBinary() (bool, error) {
-	src, err := s.sourceBinary()
+	src, err := sourceBinary(s.o)
 	if err != nil {
 		return false, err
 	}

@@ -172,13 +172,9 @@ func (s *winSession) installFiles() (filesResult, error) {
 // becomes corrosion-agent.exe.old (removed at the next upgrade), and the
 // new one takes its name, so the service runs it from its next start.
 func (s *winSession) installBinary() (bool, error) {
-	src := s.o.Binary
-	if src == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return false, fmt.Errorf("find the agent binary: %w", err)
-		}
-		src = exe
+	src, err := sourceBinary(s.o)
+	if err != nil {
+		return false, err
 	}
 	dst := s.layout.Binary
 	h := s.host(dst)
