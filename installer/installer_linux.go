@@ -59,16 +59,8 @@ func (s *session) installBinary() (bool, error) {
 		s.ok("%s (this binary)", BinaryPath)
 		return false, nil
 	}
-	data, same, err := agentBinary(src, dst, BinaryPath)
-	if err != nil {
-		return false, err
-	}
-	if same {
-		s.ok("%s (same binary)", BinaryPath)
-		return false, nil
-	}
-	return true, s.act(fmt.Sprintf("install %s as %s 0755 root:root", src, BinaryPath),
-		func() error { return s.writeAtomic(dst, data, 0o755, rootOwned) })
+	return s.copyAgentBinary(src, dst, BinaryPath, BinaryPath+" 0755 root:root",
+		func(data []byte) error { return s.writeAtomic(dst, data, 0o755, rootOwned) })
 }
 
 // activate tells systemd: daemon-reload after a change, then enable --now

@@ -115,17 +115,7 @@ func (s *winSession) installBinary() (bool, error) {
 	}
 	dst := s.layout.Binary
 	h := s.host(dst)
-	data, same, err := agentBinary(src, h, dst)
-	if err != nil {
-		return false, err
-	}
-	if same {
-		s.printf("ok   %s (the same binary)", dst)
-		return false, nil
-	}
-	return true, s.act(fmt.Sprintf("install %s as %s", src, dst), func() error {
-		return replaceFile(h, data)
-	})
+	return s.copyAgentBinary(src, h, dst, dst, func(data []byte) error { return replaceFile(h, data) })
 }
 
 // replaceFile puts data at path: written next to it, the current file
