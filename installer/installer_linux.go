@@ -47,27 +47,10 @@ func install(ctx context.Context, o Options) error {
 	return s.activate(ctx, unitChanged || binChanged)
 }
 
-// sourceBinary is the agent binary to install: Options.Binary or this
-// executable.
-func (s *session) sourceBinary() (string, error) {
-	src := s.o.Binary
-	if src == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return "", fmt.Errorf("find this executable: %w", err)
-		}
-		src = exe
-	}
-	if resolved, err := filepath.EvalSymlinks(src); err == nil {
-		src = resolved
-	}
-	return filepath.Abs(src)
-}
-
 // installBinary copies the agent binary to BinaryPath unless the same
 // bytes are there already, and reports whether it changed (or would).
 func (s *session) installBinary() (bool, error) {
-	src, err := s.sourceBinary()
+	src, err := sourceBinary(s.o)
 	if err != nil {
 		return false, err
 	}
@@ -76,16 +59,8 @@ func (s *session) installBinary() (bool, error) {
 		s.ok("%s (this binary)", BinaryPath)
 		return false, nil
 	}
-	data, same, err := agentBinary(src, dst, BinaryPath)
-	if err != nil {
-		return false, err
-	}
-	if same {
-		s.ok("%s (same binary)", BinaryPath)
-		return false, nil
-	}
-	return true, s.act(fmt.Sprintf("install %s as %s 0755 root:root", src, BinaryPath),
-		func() error { return s.writeAtomic(dst, data, 0o755, rootOwned) })
+	return s.copyAgentBinary(src, dst, BinaryPath, BinaryPath+" 0755 root:root",
+		func(data []byte) error { return s.writeAtomic(dst, data, 0o755, rootOwned) })
 }
 
 // activate tells systemd: daemon-reload after a change, then enable --now

@@ -201,7 +201,9 @@ func TestInstall_ValidConfig_EnablesOffline_KeepsTheConfig(t *testing.T) {
 	if target, err := os.Readlink(wants); err != nil || target != UnitPath {
 		t.Fatalf("not enabled: %q, %v\n%s", target, err, out)
 	}
-	if again := run(t, Install, Options{Root: root, Binary: bin}); !strings.Contains(again, "ok   service corrosion-agent enabled") {
+	// The binary step's line is the Windows install's (one copyAgentBinary).
+	if again := run(t, Install, Options{Root: root, Binary: bin}); !strings.Contains(again, "ok   service corrosion-agent enabled") ||
+		!strings.Contains(again, "ok   /usr/local/bin/corrosion-agent (the same binary)") {
 		t.Errorf("second install:\n%s", again)
 	}
 	st, err := Status(context.Background(), withValidator(Options{Root: root, Binary: bin}))

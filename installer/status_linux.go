@@ -84,7 +84,7 @@ func (s *session) binaryStatus() string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", BinaryPath, unwrapPath(err))
 	}
-	src, err := s.sourceBinary()
+	src, err := sourceBinary(s.o)
 	if err != nil {
 		return BinaryPath + " installed"
 	}

@@ -136,6 +136,21 @@ func TestWindowsInstallFiles_SecondRunChangesNothing(t *testing.T) {
 	}
 }
 
+// The binary a Windows install copies is chosen by the same rule as on
+// Linux (sourceBinary): a link is resolved and the path made absolute, so
+// the message names the file actually copied.
+func TestWindowsInstallFiles_BinaryLinkResolved(t *testing.T) {
+	bin := fakeAgentBinary(t, "agent v1")
+	link := filepath.Join(t.TempDir(), "agent-link.exe")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	_, out := winInstallFiles(t, Options{Root: t.TempDir(), Binary: link})
+	if want := `install ` + bin + ` as C:\Program Files\Corrosion\corrosion-agent.exe`; !strings.Contains(out, want) {
+		t.Fatalf("output\n%s\nwant a line %q", out, want)
+	}
+}
+
 // An upgrade replaces the binary and keeps the old one aside (a running
 // .exe can be renamed, not overwritten, on Windows).
 func TestWindowsInstallFiles_UpgradeReplacesTheBinary(t *testing.T) {

@@ -9,7 +9,8 @@
 #   ARCHES                GOARCH values, default "amd64"
 #   MAINTAINER            "Name <address>" of the packages
 #   GO                    the go command, default go
-# The nfpm configs name dist/stage (the rendered agent unit, the changelog).
+# The nfpm configs name dist/stage (the rendered agent unit, the changelog,
+# the maintainer scripts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,13 @@ render_agent_unit() {
 	local agent="bin/linux_$HOSTARCH/corrosion-agent"
 	"$agent" install --print-unit --binary /usr/bin/corrosion-agent >"$STAGE/corrosion-agent.service"
 	say "agent unit rendered by corrosion-agent install --print-unit"
+}
+
+# The maintainer scripts, rendered from packaging/scripts (one template per
+# hook, the packages' values beside them); pkgtest runs the same program.
+render_scripts() {
+	"$GO" run ./packaging/scripts/mkscripts -out "$STAGE/scripts"
+	say "maintainer scripts rendered by packaging/scripts/mkscripts"
 }
 
 # A manual page for each program, from its own --help (the text verbatim,
@@ -91,6 +99,7 @@ main() {
 	done
 	[[ " $ARCHES " == *" $HOSTARCH "* ]] || build_binaries "$HOSTARCH" # the agent that renders its unit
 	render_agent_unit
+	render_scripts
 	write_man_pages
 	write_changelog
 	for arch in $ARCHES; do

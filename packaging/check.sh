@@ -234,7 +234,7 @@ check_rpms() {
 		step "rpm is not installed: the rpms are not inspected (apt install rpm)"
 		return
 	fi
-	local f pkg list w want
+	local f pkg list w want out
 	for f in dist/*.rpm; do
 		pkg=$(rpm -qp --qf '%{NAME}' "$f")
 		step "rpm -qip $f"
@@ -250,8 +250,13 @@ check_rpms() {
 		for w in "${want[@]}"; do
 			grep -qxF "$w" <<<"$list" || fail "$f does not contain $w"
 		done
-		rpm -qp --qf '%{DESCRIPTION}' "$f" | grep -q ', commit [0-9a-f]\{7,\}, built ' || fail "$f: no commit in its description"
-		rpm -qp --scripts "$f" | grep -q 'useradd --system' || fail "$f: its %pre creates no user"
+		# Read whole, then searched (not `rpm … | grep -q`): grep -q exits at
+		# the first match, and rpm writing on gets SIGPIPE, which pipefail
+		# turns into a failed check.
+		out=$(rpm -qp --qf '%{DESCRIPTION}' "$f")
+		grep -q ', commit [0-9a-f]\{7,\}, built ' <<<"$out" || fail "$f: no commit in its description"
+		out=$(rpm -qp --scripts "$f")
+		grep -q 'useradd --system' <<<"$out" || fail "$f: its %pre creates no user"
 		check_rpm_install "$f" "$pkg"
 	done
 }
@@ -269,8 +274,12 @@ check_rpm_install() {
 	rpm --root "$root" -i --nodeps --noscripts "$f" 2>&1 | grep -v '^rpm: ' || true
 	rpm --root "$root" -q "$pkg" >/dev/null || fail "$f: rpm -i did not install $pkg"
 	out=$(rpm --root "$root" -V --nodeps "$pkg") || fail "$f: rpm -V after install: $out"
-	bin=$(rpm --root "$root" -ql "$pkg" | grep -m1 '^/usr/bin/')
-	"$root$bin" --version | grep -q "$(rpm -qp --qf '%{VERSION}' "$f" | tr '~' '-')" ||
+	# Every line read (no grep -m1): an early exit would kill rpm with
+	# SIGPIPE, which pipefail turns into a failed check.
+	bin=$(rpm --root "$root" -ql "$pkg" | grep '^/usr/bin/') || fail "$f: no /usr/bin/ program"
+	bin=${bin%%$'\n'*}
+	out=$("$root$bin" --version)
+	grep -q "$(rpm -qp --qf '%{VERSION}' "$f" | tr '~' '-')" <<<"$out" ||
 		fail "$f: $bin --version does not name the package's version"
 	rpm --root "$root" -e --noscripts "$pkg" 2>&1 | grep -v '^rpm: ' || true
 	[ -z "$(find "$root/usr" -type f 2>/dev/null)" ] || fail "$f: rpm -e left files behind"

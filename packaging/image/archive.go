@@ -101,9 +101,9 @@ func writeDockerManifest(dir string, tags []string, img v1.Image) error {
 func blobPath(h v1.Hash) string { return "blobs/" + h.Algorithm + "/" + h.Hex }
 
 // tarDir writes the tree under dir as a tar, in lexical order, root-owned,
-// directories 0755 and files 0644, every mtime created.
+// directories 0755 and files 0644, every entry as writeEntry writes a
+// layer's (mtime created).
 func tarDir(w io.Writer, dir string, created time.Time) error {
-	mtime := created.UTC().Truncate(time.Second)
 	tw := tar.NewWriter(w)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dir {
@@ -113,26 +113,11 @@ func tarDir(w io.Writer, dir string, created time.Time) error {
 		if err != nil {
 			return err
 		}
-		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: mtime, Format: tar.FormatPAX}
+		f := File{Path: "/" + filepath.ToSlash(rel), Mode: 0o644, Source: p}
 		if d.IsDir() {
-			hdr.Typeflag, hdr.Name, hdr.Mode = tar.TypeDir, hdr.Name+"/", 0o755
-			return tw.WriteHeader(hdr)
+			f = File{Path: f.Path, Mode: fs.ModeDir | 0o755}
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, 0o644, info.Size()
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err = io.Copy(tw, f)
-		return err
+		return writeEntry(tw, f, created)
 	})
 	if err == nil {
 		err = tw.Close()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
-
-	"github.com/corrosion/corrosion/internal/unixmode"
 )
 
 // buildLayer is files as an OCI layer (go-containerregistry's tarball
@@ -75,32 +72,4 @@ func withParents(files []File) ([]File, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
-}
-
-// writeEntry writes one file or directory; a Source file is read whole.
-func writeEntry(tw *tar.Writer, f File, created time.Time) error {
-	name := strings.TrimPrefix(f.Path, "/")
-	hdr := &tar.Header{Name: name, Mode: int64(unixmode.Bits(f.Mode)), Uid: f.UID, Gid: f.GID,
-		ModTime: created.UTC().Truncate(time.Second), Format: tar.FormatPAX}
-	var data []byte
-	switch {
-	case f.Mode.IsDir():
-		hdr.Typeflag, hdr.Name = tar.TypeDir, name+"/"
-	case f.Source != "":
-		b, err := os.ReadFile(f.Source)
-		if err != nil {
-			return fmt.Errorf("layer file %s: %w", f.Path, err)
-		}
-		hdr.Typeflag, data = tar.TypeReg, b
-	default:
-		hdr.Typeflag, data = tar.TypeReg, f.Data
-	}
-	hdr.Size = int64(len(data))
-	if err := tw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("layer entry %s: %w", hdr.Name, err)
-	}
-	if _, err := tw.Write(data); err != nil {
-		return fmt.Errorf("layer file %s: %w", f.Path, err)
-	}
-	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,17 +44,46 @@ const (
 		DPKG_ROOT=/run/root exec sh "$0" "$@"`
 )
 
+// stagedScripts is where the nfpm configs name the maintainer scripts:
+// packaging/build.sh renders them there.
+const stagedScripts = "dist/stage/scripts/"
+
+// renderScripts renders the maintainer scripts as packaging/build.sh does
+// (packaging/scripts/mkscripts) into a fresh directory and returns it.
+func renderScripts(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(testbin.Build(t, "./packaging/scripts/mkscripts"), "-out", dir)
+	cmd.Env = testbin.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mkscripts: %v\n%s", err, out)
+	}
+	return dir
+}
+
 // scriptsOf returns a package's maintainer scripts as its nfpm config names
-// them: hook ("preinstall", "postinstall", "preremove", "postremove") →
-// file.
-func scriptsOf(t *testing.T, root, pkg string) map[string]string {
+// them, found in rendered (renderScripts): hook ("preinstall",
+// "postinstall", "preremove", "postremove") → file.
+func scriptsOf(t *testing.T, root, rendered, pkg string) map[string]string {
 	t.Helper()
 	cfg, err := nfpm.ParseFileWithEnvMapping(filepath.Join(root, "packaging/nfpm", pkg+".yaml"), func(string) string { return "" })
 	if err != nil {
 		t.Fatalf("parse %s.yaml: %v", pkg, err)
 	}
 	sc := cfg.Scripts
-	return map[string]string{"preinstall": sc.PreInstall, "postinstall": sc.PostInstall, "preremove": sc.PreRemove, "postremove": sc.PostRemove}
+	named := map[string]string{"preinstall": sc.PreInstall, "postinstall": sc.PostInstall, "preremove": sc.PreRemove, "postremove": sc.PostRemove}
+	got := map[string]string{}
+	for hook, src := range named {
+		name, ok := strings.CutPrefix(src, stagedScripts)
+		if !ok {
+			t.Fatalf("%s.yaml: %s script %q is not rendered into %s", pkg, hook, src, stagedScripts)
+		}
+		got[hook] = filepath.Join(rendered, name)
+		if _, err := os.Stat(got[hook]); err != nil {
+			t.Fatalf("%s.yaml: %s script: %v", pkg, hook, err)
+		}
+	}
+	return got
 }
 
 // runScript runs a maintainer script with args on h and returns the
@@ -133,9 +164,10 @@ func TestMaintainerScripts_Services(t *testing.T) {
 		{"world", "preremove", []string{"remove"}, worldGone},
 		{"world", "preremove", []string{"0"}, worldGone},
 	}
+	rendered := renderScripts(t)
 	scripts := map[string]map[string]string{}
 	for _, pkg := range []string{"agent", "panel", "world"} {
-		scripts[pkg] = scriptsOf(t, root, pkg)
+		scripts[pkg] = scriptsOf(t, root, rendered, pkg)
 	}
 	needDebInvoke(t)
 	for _, h := range []struct {
@@ -144,7 +176,7 @@ func TestMaintainerScripts_Services(t *testing.T) {
 	}{{"debian", systemdHost}, {"rpm", rpmHost}} {
 		for _, c := range cases {
 			t.Run(h.name+"/"+c.pkg+"/"+c.hook+"/"+strings.Join(c.args, "_"), func(t *testing.T) {
-				script := filepath.Join(root, scripts[c.pkg][c.hook])
+				script := scripts[c.pkg][c.hook]
 				if got := runScript(t, h.host, script, c.args...); !slices.Equal(got, c.want) {
 					t.Errorf("%s %q ran\n  %q\nwant\n  %q", filepath.Base(script), c.args, got, c.want)
 				}
@@ -161,12 +193,12 @@ func TestMaintainerScripts_WithoutSystemd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := scriptsOf(t, root, "agent")
-	if got := runScript(t, containerHost, filepath.Join(root, s["postinstall"]), "configure", "0.1.0~dev-1"); got != nil {
+	s := scriptsOf(t, root, renderScripts(t), "agent")
+	if got := runScript(t, containerHost, s["postinstall"], "configure", "0.1.0~dev-1"); got != nil {
 		t.Errorf("postinstall on upgrade ran %q without systemd, want nothing", got)
 	}
 	want := []string{"systemctl --no-reload disable corrosion-agent.service"}
-	if got := runScript(t, containerHost, filepath.Join(root, s["preremove"]), "remove"); !slices.Equal(got, want) {
+	if got := runScript(t, containerHost, s["preremove"], "remove"); !slices.Equal(got, want) {
 		t.Errorf("preremove remove ran %q without systemd, want %q", got, want)
 	}
 }
@@ -192,14 +224,55 @@ func TestMaintainerScripts_PolicyRcD(t *testing.T) {
 		t.Fatal(err)
 	}
 	needDebInvoke(t)
+	rendered := renderScripts(t)
 	for _, pkg := range []string{"agent", "panel"} {
-		s := scriptsOf(t, root, pkg)
-		if got, want := runScript(t, policyHost, filepath.Join(root, s["postinstall"]), "configure", "0.1.0~dev-1"), []string{"systemctl daemon-reload"}; !slices.Equal(got, want) {
+		s := scriptsOf(t, root, rendered, pkg)
+		if got, want := runScript(t, policyHost, s["postinstall"], "configure", "0.1.0~dev-1"), []string{"systemctl daemon-reload"}; !slices.Equal(got, want) {
 			t.Errorf("%s postinstall on upgrade ran %q under a forbidding policy-rc.d, want %q", pkg, got, want)
 		}
 		want := []string{"systemctl --no-reload disable corrosion-" + pkg + ".service"}
-		if got := runScript(t, policyHost, filepath.Join(root, s["preremove"]), "remove"); !slices.Equal(got, want) {
+		if got := runScript(t, policyHost, s["preremove"], "remove"); !slices.Equal(got, want) {
 			t.Errorf("%s preremove ran %q under a forbidding policy-rc.d, want %q", pkg, got, want)
+		}
+	}
+}
+
+// overrideLine is the line lintian-overrides-<pkg> allows prerm's one
+// direct systemctl call on.
+var overrideLine = regexp.MustCompile(`maintainer-script-calls-systemctl \[prerm:(\d+)\]`)
+
+// TestLintianOverrides_PrermLine: each package's lintian override names the
+// line of its rendered prerm that calls systemctl directly (the offline
+// disable), and no other line does, so an edit of the template that moves
+// the line fails here and not only under `make package-check`.
+func TestLintianOverrides_PrermLine(t *testing.T) {
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := renderScripts(t)
+	for _, pkg := range []string{"agent", "panel", "world"} {
+		b, err := os.ReadFile(filepath.Join(root, "packaging/nfpm/lintian-overrides-"+pkg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := overrideLine.FindSubmatch(b)
+		if m == nil {
+			t.Errorf("lintian-overrides-%s has no maintainer-script-calls-systemctl [prerm:N]", pkg)
+			continue
+		}
+		prerm, err := os.ReadFile(scriptsOf(t, root, rendered, pkg)["preremove"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls []string
+		for i, l := range strings.Split(string(prerm), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "systemctl ") {
+				calls = append(calls, strconv.Itoa(i+1))
+			}
+		}
+		if want := []string{string(m[1])}; !slices.Equal(calls, want) {
+			t.Errorf("%s prerm calls systemctl on lines %v; lintian-overrides-%s allows line %v", pkg, calls, pkg, want)
 		}
 	}
 }
