@@ -19,13 +19,14 @@
 //	logins                takes the finished account checks, starts the
 //	                      checks of logins waiting for a slot, runs the login
 //	                      checks (duplicate → 5, full → 7, sidecar down → 8,
-//	                      LoginCheck to ether), and answers 13 to logins
-//	                      pending PendingTicks ticks
+//	                      LoginCheck to ether)
 //	process_ether_inbound drains EtherDrain events from the sidecar link
 //	                      (more batches while a backlog is queued, within
 //	                      EtherCatchUp): login answers, saves loaded, lists,
 //	                      presence, PMs; Connected → PlayerResync for
-//	                      everyone, RefreshAll
+//	                      everyone, RefreshAll; then answers 13 to the logins
+//	                      pending PendingTicks ticks (after the drain: an
+//	                      answer that arrived in time is not overtaken)
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles) when it changed: each occupied tile's list

@@ -14,7 +14,9 @@ import (
 // backlog drained at one batch a tick grows without end in a reconnect
 // storm (each login brings about eight events of friend lists and
 // presence), until the link's queue is full, its reader stops, and the
-// login answers behind it time out.
+// login answers behind it time out. Then it answers 13 to the logins that
+// waited PendingTicks ticks (expirePending), after the drain, which may
+// have brought their answers.
 func (e *Engine) phaseEther(time.Time) {
 	if e.link == nil {
 		return
@@ -26,6 +28,9 @@ func (e *Engine) phaseEther(time.Time) {
 		if n < e.cfg.EtherDrain || e.cfg.EtherCatchUp < 0 || e.clock().Sub(start) >= e.cfg.EtherCatchUp {
 			break
 		}
+	}
+	if len(e.pendingOrder) > 0 {
+		e.expirePending()
 	}
 	if len(e.holding) > 0 {
 		e.expireHeld()

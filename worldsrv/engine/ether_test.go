@@ -49,6 +49,38 @@ func TestLogin_PendingTimeout(t *testing.T) {
 	}
 }
 
+// A login whose last answer (its save) reached the world in time, after
+// the previous tick's drain, gets in in the tick its deadline falls: the
+// drain runs before the deadline is applied. Before, the logins phase
+// answered it 13 with the answer already queued.
+func TestLogin_AnswerInHandAtDeadline_GetsIn(t *testing.T) {
+	peer := newScriptedPeer(t)
+	link := startLink(t, peer.addr)
+	w := etherWorld(t, link, Config{PendingTicks: 5})
+	w.tickUntil("link up", link.Up)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "punctual", Password: "pw"})
+	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
+	user := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck).User37
+	queued := func(n int) func() bool { return func() bool { return link.Stats().InQueue == n } }
+	for range 3 { // ticks 1-3 after the check: ether is slow
+		w.tick()
+	}
+	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true})
+	poll.True(t, wait, "the login check's answer queued", queued(1))
+	w.tick() // 4: allowed; PlayerLogin and PlayerLoadRequest sent
+	peer.await(etherproto.OpPlayerLoadRequest)
+	peer.answer(etherproto.PlayerLoadResponse{User37: user})
+	poll.True(t, wait, "the save queued", queued(1))
+	if got := c.take(); len(got) != 0 {
+		t.Fatalf("answered before its deadline's tick: %v", got)
+	}
+	w.tick() // 5: the deadline
+	if got := code(t, c.take()); got != proto.LoginOK {
+		t.Fatalf("code %d (%v) with the save in hand, want 2", got, got)
+	}
+}
+
 // No sidecar listening: the link is down and a login is answered 8.
 func TestLogin_SidecarDown(t *testing.T) {
 	link := startLink(t, "127.0.0.1:"+strconv.Itoa(natstest.FreePort(t)))

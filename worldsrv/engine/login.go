@@ -110,8 +110,8 @@ func (e *Engine) startCheck(c *Client, name, password string) {
 	}()
 }
 
-// phaseLogins takes the finished account checks and answers the logins
-// that waited too long for ether.
+// phaseLogins takes the finished account checks and starts the checks of
+// the logins waiting for a slot.
 func (e *Engine) phaseLogins(time.Time) {
 	for done := false; !done; {
 		select {
@@ -125,6 +125,13 @@ func (e *Engine) phaseLogins(time.Time) {
 	if len(e.authWait) > 0 {
 		e.startQueued()
 	}
+}
+
+// expirePending answers 13 to the logins that waited PendingTicks ticks
+// for ether and releases those whose clients hung up. The ether phase runs
+// it after its drain: a login whose answer arrived in time, but after the
+// last drain, is answered by this tick's drain, not 13.
+func (e *Engine) expirePending() {
 	kept := e.pendingOrder[:0]
 	for _, p := range e.pendingOrder {
 		switch {
