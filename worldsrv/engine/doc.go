@@ -62,7 +62,9 @@
 //     answered 13 for want of a slot.
 //   - the sidecar link (etherlink): Send never blocks (its own bounded queue);
 //     Drain takes EtherDrain events a batch, one batch a tick unless a
-//     backlog is queued, then more batches within EtherCatchUp (1 ms).
+//     backlog is queued, then more batches while the phase has run less
+//     than EtherCatchUp (1 ms): the one exception to the design's 100 ether
+//     messages a tick, without which a storm's backlog only grows.
 //
 // Threading rule: all player and connection state is owned by the tick
 // goroutine (the one calling Tick, which Run does). Other goroutines reach the

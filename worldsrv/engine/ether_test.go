@@ -150,6 +150,24 @@ func TestEther_BacklogCaughtUpWithinBudget(t *testing.T) {
 	}
 }
 
+// The catch-up is the one exception to the design's "at most 100 ether
+// messages a tick", and time bounds it: a further batch starts only while
+// the phase has run less than EtherCatchUp (1 ms by default). Each reading
+// of the clock here is 0.4 ms after the last: the phase stops after its
+// third batch, and the rest waits for the next ticks.
+func TestEther_CatchUpStopsAtItsBudget(t *testing.T) {
+	const events = 1000
+	w, link := backlog(t, events, Config{EtherDrain: 100})
+	poll.True(t, wait, "the backlog queued", func() bool { return link.Stats().InQueue == events+1 })
+	w.e.clock = (&steppingClock{now: time.Unix(0, 0), step: 400 * time.Microsecond}).read
+	for _, want := range []uint64{300, 600, 900, events + 1} {
+		w.tick()
+		if got := w.e.Stats().EtherEvents; got != want {
+			t.Fatalf("events handled %d, want %d (batches of 100 started within 1 ms a tick)", got, want)
+		}
+	}
+}
+
 // backlog is a world whose sidecar has sent n PlayerSaveAcks at once,
 // linked (with its Connected event queued) but not yet ticked.
 func backlog(t *testing.T, n int, cfg Config) (*world, *etherlink.Client) {
