@@ -24,9 +24,11 @@
 //	                      (more batches while a backlog is queued, within
 //	                      EtherCatchUp): login answers, saves loaded, lists,
 //	                      presence, PMs; Connected → PlayerResync for
-//	                      everyone, RefreshAll; then answers 13 to the logins
-//	                      pending PendingTicks ticks (after the drain: an
-//	                      answer that arrived in time is not overtaken)
+//	                      everyone, RefreshAll; Disconnected with the link
+//	                      still down → 8 to the logins pending; then answers
+//	                      13 to the logins pending PendingTicks ticks (after
+//	                      the drain: an answer that arrived in time is not
+//	                      overtaken)
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles) when it changed: each occupied tile's list

@@ -43,6 +43,9 @@ func (e *Engine) etherEvent(ev etherlink.Event) {
 		e.resync()
 	case etherlink.Disconnected:
 		e.log.Warn("ether link lost: social features paused", "err", ev.Err)
+		if !e.link.Up() {
+			e.strandPending()
+		}
 	case etherlink.Message:
 		e.etherMessage(ev.Msg)
 	}

@@ -81,6 +81,35 @@ func TestLogin_AnswerInHandAtDeadline_GetsIn(t *testing.T) {
 	}
 }
 
+// A login waiting for ether when the link is lost can no longer be
+// answered (its LoginCheck went to the dead connection): it is answered 8
+// (login server offline) as soon as the world sees the loss, not 13 when
+// its PendingTicks run out.
+func TestLogin_PendingWhenLinkLost_Answered8(t *testing.T) {
+	peer := newScriptedPeer(t)
+	link := startLink(t, peer.addr)
+	w := etherWorld(t, link, Config{})
+	w.tickUntil("link up", link.Up)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "stranded", Password: "pw"})
+	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
+	peer.await(etherproto.OpLoginCheck)
+	peer.stop()
+	poll.True(t, wait, "link down", func() bool { return !link.Up() })
+	for range 3 {
+		w.tick()
+		if c.read(); len(c.got) > 0 {
+			break
+		}
+	}
+	if got := code(t, c.take()); got != proto.LoginServerOffline {
+		t.Fatalf("code %d (%v), want 8", got, got)
+	}
+	if w.e.Stats().Pending != 0 {
+		t.Fatal("the stranded login is still pending")
+	}
+}
+
 // No sidecar listening: the link is down and a login is answered 8.
 func TestLogin_SidecarDown(t *testing.T) {
 	link := startLink(t, "127.0.0.1:"+strconv.Itoa(natstest.FreePort(t)))

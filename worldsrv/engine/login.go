@@ -152,6 +152,23 @@ func (e *Engine) expirePending() {
 	e.pendingOrder = kept
 }
 
+// strandPending answers 8 (login server offline) to every login waiting
+// for ether, when the link was lost and is still down: each one's
+// LoginCheck went to a dead connection, so no answer will come, and 13
+// after PendingTicks would only say so later. (When the link is already
+// back, a pending login may have been sent on the new connection: it keeps
+// its deadline.)
+func (e *Engine) strandPending() {
+	for _, p := range e.pendingOrder {
+		if e.pending[p.acc.User37] == p {
+			e.dropPending(p)
+			e.answer(p.c, proto.LoginServerOffline)
+		}
+	}
+	clear(e.pendingOrder)
+	e.pendingOrder = e.pendingOrder[:0]
+}
+
 // dropPending forgets p, releasing its ether session when it has one.
 func (e *Engine) dropPending(p *pendingLogin) {
 	delete(e.pending, p.acc.User37)

@@ -57,6 +57,7 @@ func silentPeer(t *testing.T) string {
 type scriptedPeer struct {
 	t    *testing.T
 	addr string
+	ln   net.Listener
 	got  chan etherproto.Message // world → peer, in order
 	conn chan net.Conn           // the accepted link, once
 }
@@ -68,7 +69,7 @@ func newScriptedPeer(t *testing.T) *scriptedPeer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	p := &scriptedPeer{t: t, addr: ln.Addr().String(), got: make(chan etherproto.Message, 1024), conn: make(chan net.Conn, 1)}
+	p := &scriptedPeer{t: t, addr: ln.Addr().String(), ln: ln, got: make(chan etherproto.Message, 1024), conn: make(chan net.Conn, 1)}
 	go func() {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -123,4 +124,12 @@ func (p *scriptedPeer) answer(ms ...etherproto.Message) {
 	if _, err := nc.Write(b); err != nil {
 		p.t.Fatal(err)
 	}
+}
+
+// stop closes the link and stops listening: the sidecar is gone.
+func (p *scriptedPeer) stop() {
+	p.ln.Close()
+	nc := <-p.conn
+	p.conn <- nc
+	nc.Close()
 }
