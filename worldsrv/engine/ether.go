@@ -15,7 +15,7 @@ import (
 // storm (each login brings about eight events of friend lists and
 // presence), until the link's queue is full, its reader stops, and the
 // login answers behind it time out. Then it answers 13 to the logins that
-// waited PendingTicks ticks (expirePending), after the drain, which may
+// waited PendingTicks ticks (sweepPending), after the drain, which may
 // have brought their answers.
 func (e *Engine) phaseEther(time.Time) {
 	if e.link == nil {
@@ -30,7 +30,7 @@ func (e *Engine) phaseEther(time.Time) {
 		}
 	}
 	if len(e.pendingOrder) > 0 {
-		e.expirePending()
+		e.sweepPending(true)
 	}
 	if len(e.holding) > 0 {
 		e.expireHeld()

@@ -81,6 +81,29 @@ func TestLogin_AnswerInHandAtDeadline_GetsIn(t *testing.T) {
 	}
 }
 
+// A pending login whose client hung up is released before the tick's drain:
+// the login check's answer that arrives for it then starts no ether session
+// (no PlayerLogin, PlayerLoadRequest, then PlayerLogout).
+func TestLogin_PendingHangup_ReleasedBeforeItsAnswer(t *testing.T) {
+	peer := newScriptedPeer(t)
+	link := startLink(t, peer.addr)
+	w := etherWorld(t, link, Config{})
+	w.tickUntil("link up", link.Up)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "quitter", Password: "pw"})
+	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
+	user := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck).User37
+	c.c.Hangup()
+	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true})
+	poll.True(t, wait, "the answer queued", func() bool { return link.Stats().InQueue == 1 })
+	sent := func() int { st := link.Stats(); return int(st.Sent) + st.OutQueue }
+	before := sent()
+	w.tick()
+	if n := sent() - before; n != 0 || w.e.Stats().Pending != 0 {
+		t.Fatalf("%d frames sent to ether for a login whose client is gone (pending %d), want 0", n, w.e.Stats().Pending)
+	}
+}
+
 // A login waiting for ether when the link is lost can no longer be
 // answered (its LoginCheck went to the dead connection): it is answered 8
 // (login server offline) as soon as the world sees the loss, not 13 when

@@ -110,8 +110,9 @@ func (e *Engine) startCheck(c *Client, name, password string) {
 	}()
 }
 
-// phaseLogins takes the finished account checks and starts the checks of
-// the logins waiting for a slot.
+// phaseLogins takes the finished account checks, starts the checks of the
+// logins waiting for a slot, and releases the pending logins whose clients
+// hung up.
 func (e *Engine) phaseLogins(time.Time) {
 	for done := false; !done; {
 		select {
@@ -125,13 +126,18 @@ func (e *Engine) phaseLogins(time.Time) {
 	if len(e.authWait) > 0 {
 		e.startQueued()
 	}
+	if len(e.pendingOrder) > 0 {
+		e.sweepPending(false)
+	}
 }
 
-// expirePending answers 13 to the logins that waited PendingTicks ticks
-// for ether and releases those whose clients hung up. The ether phase runs
-// it after its drain: a login whose answer arrived in time, but after the
-// last drain, is answered by this tick's drain, not 13.
-func (e *Engine) expirePending() {
+// sweepPending releases the pending logins whose clients hung up and, with
+// expire, answers 13 to those that waited PendingTicks ticks for ether.
+// The logins phase sweeps the hang-ups before the ether phase's drain (no
+// PlayerLogin for a client that is gone); the ether phase expires after
+// its drain: a login whose answer arrived in time, but after the last
+// drain, is answered by this tick's drain, not 13.
+func (e *Engine) sweepPending(expire bool) {
 	kept := e.pendingOrder[:0]
 	for _, p := range e.pendingOrder {
 		switch {
@@ -141,7 +147,7 @@ func (e *Engine) expirePending() {
 			e.dropPending(p)
 			p.c.state = stateClosing
 			continue
-		case e.tick >= p.deadline:
+		case expire && e.tick >= p.deadline:
 			e.dropPending(p)
 			e.answer(p.c, proto.LoginCouldNotComplete)
 			continue
