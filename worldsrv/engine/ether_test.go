@@ -49,19 +49,39 @@ func TestLogin_PendingTimeout(t *testing.T) {
 	}
 }
 
+// loginAwaitingEther is a world linked to peer, a scripted sidecar, with the
+// login of name pending: its LoginCheck sent and received, not answered.
+func loginAwaitingEther(t *testing.T, cfg Config, name string) (*world, *scriptedPeer, *etherlink.Client, *client) {
+	t.Helper()
+	peer := newScriptedPeer(t)
+	link := startLink(t, peer.addr)
+	w := etherWorld(t, link, cfg)
+	w.tickUntil("link up", link.Up)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: name, Password: "pw"})
+	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
+	if got := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck).User37; got != mustEncode(t, name) {
+		t.Fatalf("LoginCheck for %d, want %s's", got, name)
+	}
+	return w, peer, link, c
+}
+
+func mustEncode(t *testing.T, name string) uint64 {
+	t.Helper()
+	v, err := proto.EncodeName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // A login whose last answer (its save) reached the world in time, after
 // the previous tick's drain, gets in in the tick its deadline falls: the
 // drain runs before the deadline is applied. Before, the logins phase
 // answered it 13 with the answer already queued.
 func TestLogin_AnswerInHandAtDeadline_GetsIn(t *testing.T) {
-	peer := newScriptedPeer(t)
-	link := startLink(t, peer.addr)
-	w := etherWorld(t, link, Config{PendingTicks: 5})
-	w.tickUntil("link up", link.Up)
-	c := w.connect("10.0.0.1")
-	c.deliver(&proto.Login{Username: "punctual", Password: "pw"})
-	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
-	user := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck).User37
+	w, peer, link, c := loginAwaitingEther(t, Config{PendingTicks: 5}, "punctual")
+	user := mustEncode(t, "punctual")
 	queued := func(n int) func() bool { return func() bool { return link.Stats().InQueue == n } }
 	for range 3 { // ticks 1-3 after the check: ether is slow
 		w.tick()
@@ -85,14 +105,8 @@ func TestLogin_AnswerInHandAtDeadline_GetsIn(t *testing.T) {
 // the login check's answer that arrives for it then starts no ether session
 // (no PlayerLogin, PlayerLoadRequest, then PlayerLogout).
 func TestLogin_PendingHangup_ReleasedBeforeItsAnswer(t *testing.T) {
-	peer := newScriptedPeer(t)
-	link := startLink(t, peer.addr)
-	w := etherWorld(t, link, Config{})
-	w.tickUntil("link up", link.Up)
-	c := w.connect("10.0.0.1")
-	c.deliver(&proto.Login{Username: "quitter", Password: "pw"})
-	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
-	user := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck).User37
+	w, peer, link, c := loginAwaitingEther(t, Config{}, "quitter")
+	user := mustEncode(t, "quitter")
 	c.c.Hangup()
 	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true})
 	poll.True(t, wait, "the answer queued", func() bool { return link.Stats().InQueue == 1 })
@@ -109,14 +123,7 @@ func TestLogin_PendingHangup_ReleasedBeforeItsAnswer(t *testing.T) {
 // (login server offline) as soon as the world sees the loss, not 13 when
 // its PendingTicks run out.
 func TestLogin_PendingWhenLinkLost_Answered8(t *testing.T) {
-	peer := newScriptedPeer(t)
-	link := startLink(t, peer.addr)
-	w := etherWorld(t, link, Config{})
-	w.tickUntil("link up", link.Up)
-	c := w.connect("10.0.0.1")
-	c.deliver(&proto.Login{Username: "stranded", Password: "pw"})
-	w.tickUntil("the login pending", func() bool { return w.e.Stats().Pending == 1 })
-	peer.await(etherproto.OpLoginCheck)
+	w, peer, link, c := loginAwaitingEther(t, Config{}, "stranded")
 	peer.stop()
 	poll.True(t, wait, "link down", func() bool { return !link.Up() })
 	for range 3 {
