@@ -56,7 +56,8 @@
 //     player leaves as on a disconnect, saved (counted). The tick never waits.
 //   - account checks in flight (Config.MaxAuthInFlight): beyond it a Login
 //     waits for a free one, in arrival order, as long as its client stays
-//     (not idled out; a hang-up releases it with no hash spent); what would
+//     (not idled out; a hang-up releases it with no hash spent), at most as
+//     many as the world has free places (more are answered 7); what would
 //     refuse it at arrival (shutdown 14, full 7, no sidecar link 8) answers
 //     it as soon as it holds. Results come back on a channel with room for
 //     every check in flight, so a checker never blocks. A check waits its

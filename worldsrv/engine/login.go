@@ -31,13 +31,21 @@ type queuedLogin struct {
 
 // startAuth checks what needs no database, then runs the account check
 // (startCheck), or queues the login behind the others waiting for a
-// check slot.
+// check slot: at most as many as the world has free places (more are
+// answered 7).
 func (e *Engine) startAuth(c *Client, m *proto.Login) {
 	if code, refused := e.refusal(c, m.Username); refused {
 		e.answer(c, code)
 		return
 	}
 	if e.authing >= e.cfg.MaxAuthInFlight || len(e.authWait) > 0 {
+		if e.occupied()+len(e.authWait) >= e.cfg.MaxPlayers {
+			// The wait is bounded by the world's size: with as many
+			// logins waiting as there are free places, one more could
+			// not get in whatever the passwords.
+			e.answer(c, proto.LoginWorldFull)
+			return
+		}
 		c.state = stateQueued
 		e.authWait = append(e.authWait, queuedLogin{c: c, name: m.Username, password: m.Password})
 		return

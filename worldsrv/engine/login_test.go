@@ -287,3 +287,27 @@ func TestLogin_QueuedLogin_ShutdownAnswers14(t *testing.T) {
 		t.Fatalf("queued login during shutdown: %v, want 14", got)
 	}
 }
+
+// The logins waiting for a check slot are bounded by the world's free
+// places: one more than that could not get in whatever the passwords, and
+// is answered 7 (full) at once rather than held.
+func TestLogin_QueueBoundedByFreePlaces(t *testing.T) {
+	acc := heldAccounts{Accounts: testAccounts(t), release: make(chan struct{})}
+	t.Cleanup(func() { close(acc.release) })
+	w := newWorld(t, Config{NodeID: 10, EtherOff: true, MaxAuthInFlight: 1, MaxPlayers: 2}, Deps{Accounts: acc})
+	var cs []*client
+	for i, name := range []string{"checking", "waiting1", "waiting2", "surplus"} {
+		c := w.connect("10.0.0." + strconv.Itoa(i+1))
+		c.deliver(&proto.Login{Username: name, Password: "pw"})
+		cs = append(cs, c)
+	}
+	w.tick()
+	for i, c := range cs[:3] {
+		if got := c.take(); len(got) != 0 {
+			t.Fatalf("login %d answered %d, want it checking or waiting", i, code(t, got))
+		}
+	}
+	if got := code(t, cs[3].take()); got != proto.LoginWorldFull {
+		t.Fatalf("a login beyond the free places: %d, want 7", got)
+	}
+}
