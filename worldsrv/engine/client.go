@@ -32,6 +32,7 @@ type clientState uint8
 
 const (
 	stateNew     clientState = iota // waiting for its Login frame
+	stateQueued                     // its Login waits for an account check slot (MaxAuthInFlight)
 	stateAuthing                    // account check running
 	statePending                    // waiting for ether (LoginCheck, load)
 	statePlaying                    // a player

@@ -55,7 +55,8 @@ type Config struct {
 	EtherCatchUp time.Duration
 	// InQueue bounds a client's inbound messages; OutQueue its outbound
 	// chunks (one per tick); AcceptQueue the connections waiting for the
-	// next tick; MaxAuthInFlight the account checks running.
+	// next tick; MaxAuthInFlight the account checks running (more logins
+	// wait for a free one, in arrival order, as long as their clients do).
 	InQueue, OutQueue, AcceptQueue, MaxAuthInFlight int
 	// IdleTimeout disconnects a client silent this long; default 30 s.
 	IdleTimeout time.Duration

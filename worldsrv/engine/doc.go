@@ -7,7 +7,8 @@
 //	world                 advances the tick counter (world events go here)
 //	inputs                admits new connections (Attach), reads each client's
 //	                      inbound queue: Login starts an account check on a
-//	                      goroutine of its own; a player's frames are handled
+//	                      goroutine of its own (or waits for a free one); a
+//	                      player's frames are handled
 //	                      (walk target, social frames to ether, Logout); hung-up
 //	                      and idle clients are marked to leave
 //	npcs                  none yet
@@ -15,15 +16,20 @@
 //	logouts               saves (PlayerSaveRequest, position included), sends
 //	                      PlayerLogout and LoggedOut, and removes the players
 //	                      marked to leave
-//	logins                takes the finished account checks, runs the login
+//	logins                takes the finished account checks, starts the
+//	                      checks of logins waiting for a slot, runs the login
 //	                      checks (duplicate → 5, full → 7, sidecar down → 8,
-//	                      LoginCheck to ether), and answers 13 to logins
-//	                      pending PendingTicks ticks
+//	                      LoginCheck to ether), releases the pending logins
+//	                      whose clients hung up
 //	process_ether_inbound drains EtherDrain events from the sidecar link
 //	                      (more batches while a backlog is queued, within
 //	                      EtherCatchUp): login answers, saves loaded, lists,
 //	                      presence, PMs; Connected → PlayerResync for
-//	                      everyone, RefreshAll
+//	                      everyone, RefreshAll; Disconnected with the link
+//	                      still down → 8 to the logins pending; then answers
+//	                      13 to the logins pending PendingTicks ticks (after
+//	                      the drain: an answer that arrived in time is not
+//	                      overtaken)
 //	zones                 none yet (ROWS zones)
 //	info                  Position to players who moved; Nearby (players within
 //	                      15 tiles) when it changed: each occupied tile's list
@@ -48,14 +54,21 @@
 //   - a client's outbound queue (Config.OutQueue chunks, one chunk per tick):
 //     full means a slow reader: the connection is closed (Conn.Close) and the
 //     player leaves as on a disconnect, saved (counted). The tick never waits.
-//   - account checks in flight (Config.MaxAuthInFlight): beyond it a Login is
-//     answered 13 (could not complete); results come back on a channel with
-//     room for every check in flight, so a checker never blocks. A check
-//     waits its turn for a hashing slot (account's bound on hashes in
-//     flight) until its client hangs up: waiting is not failing.
+//   - account checks in flight (Config.MaxAuthInFlight): beyond it a Login
+//     waits for a free one, in arrival order, as long as its client stays
+//     (not idled out; a hang-up releases it with no hash spent), at most as
+//     many as the world has free places (more are answered 7); what would
+//     refuse it at arrival (shutdown 14, full 7, no sidecar link 8) answers
+//     it as soon as it holds. Results come back on a channel with room for
+//     every check in flight, so a checker never blocks. A check waits its
+//     turn for a hashing slot (account's bound on hashes in flight) until
+//     its client hangs up: waiting is not failing, and no storm login is
+//     answered 13 for want of a slot.
 //   - the sidecar link (etherlink): Send never blocks (its own bounded queue);
 //     Drain takes EtherDrain events a batch, one batch a tick unless a
-//     backlog is queued, then more batches within EtherCatchUp (1 ms).
+//     backlog is queued, then more batches while the phase has run less
+//     than EtherCatchUp (1 ms): the one exception to the design's 100 ether
+//     messages a tick, without which a storm's backlog only grows.
 //
 // Threading rule: all player and connection state is owned by the tick
 // goroutine (the one calling Tick, which Run does). Other goroutines reach the

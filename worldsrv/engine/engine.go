@@ -72,6 +72,7 @@ type Engine struct {
 	clients       []*Client // admitted, in admission order
 	addrs         map[string]int
 	authing       int
+	authWait      []queuedLogin // logins waiting for an account check slot, in arrival order (may be stale: check state)
 	byUser        map[uint64]*player
 	players       []*player // by pid (index 0 unused); nil = free
 	freePIDs      []uint16  // free pids, popped from the end (lowest last)

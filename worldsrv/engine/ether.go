@@ -14,7 +14,9 @@ import (
 // backlog drained at one batch a tick grows without end in a reconnect
 // storm (each login brings about eight events of friend lists and
 // presence), until the link's queue is full, its reader stops, and the
-// login answers behind it time out.
+// login answers behind it time out. Then it answers 13 to the logins that
+// waited PendingTicks ticks (sweepPending), after the drain, which may
+// have brought their answers.
 func (e *Engine) phaseEther(time.Time) {
 	if e.link == nil {
 		return
@@ -27,6 +29,9 @@ func (e *Engine) phaseEther(time.Time) {
 			break
 		}
 	}
+	if len(e.pendingOrder) > 0 {
+		e.sweepPending(true)
+	}
 	if len(e.holding) > 0 {
 		e.expireHeld()
 	}
@@ -38,6 +43,9 @@ func (e *Engine) etherEvent(ev etherlink.Event) {
 		e.resync()
 	case etherlink.Disconnected:
 		e.log.Warn("ether link lost: social features paused", "err", ev.Err)
+		if !e.link.Up() {
+			e.strandPending()
+		}
 	case etherlink.Message:
 		e.etherMessage(ev.Msg)
 	}

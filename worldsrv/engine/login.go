@@ -21,48 +21,106 @@ type pendingLogin struct {
 // occupied is how many players are online or past their account check.
 func (e *Engine) occupied() int { return len(e.byUser) + len(e.pending) }
 
-// startAuth checks what needs no database, then runs the account check on
-// a goroutine of its own; its result comes back through e.auths.
-func (e *Engine) startAuth(c *Client, m *proto.Login) {
-	switch {
-	case e.shutting.Load():
-		e.answer(c, proto.LoginShuttingDown)
-	case c.overLimit:
-		e.answer(c, proto.LoginTooManyConnections)
-	case !proto.ValidName(m.Username):
-		e.answer(c, proto.LoginBadCredentials)
-	case e.occupied() >= e.cfg.MaxPlayers:
-		e.answer(c, proto.LoginWorldFull)
-	case e.link != nil && !e.link.Up(): // no password hashed for a login that cannot complete
-		e.answer(c, proto.LoginServerOffline)
-	case e.authing >= e.cfg.MaxAuthInFlight:
-		e.answer(c, proto.LoginCouldNotComplete)
-	default:
-		c.state = stateAuthing
-		e.authing++
-		name, password := m.Username, m.Password
-		go func() {
-			// The check waits its turn for a hashing slot as long as the
-			// client waits (the store has no time bound of its own): a
-			// login queued behind a storm's hashes is not one that
-			// "could not complete".
-			ctx, cancel := context.WithCancel(e.authCtx)
-			defer cancel()
-			go func() {
-				select {
-				case <-c.hangup:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			acc, err := e.accounts.Login(ctx, name, password)
-			e.auths <- authResult{c: c, acc: acc, err: err}
-		}()
-	}
+// queuedLogin is a Login waiting for an account check slot: beyond
+// MaxAuthInFlight checks running, a storm's logins wait their turn in
+// arrival order rather than being answered 13.
+type queuedLogin struct {
+	c              *Client
+	name, password string
 }
 
-// phaseLogins takes the finished account checks and answers the logins
-// that waited too long for ether.
+// startAuth checks what needs no database, then runs the account check
+// (startCheck), or queues the login behind the others waiting for a
+// check slot: at most as many as the world has free places (more are
+// answered 7).
+func (e *Engine) startAuth(c *Client, m *proto.Login) {
+	if code, refused := e.refusal(c, m.Username); refused {
+		e.answer(c, code)
+		return
+	}
+	if e.authing >= e.cfg.MaxAuthInFlight || len(e.authWait) > 0 {
+		if e.occupied()+len(e.authWait) >= e.cfg.MaxPlayers {
+			// The wait is bounded by the world's size: with as many
+			// logins waiting as there are free places, one more could
+			// not get in whatever the passwords.
+			e.answer(c, proto.LoginWorldFull)
+			return
+		}
+		c.state = stateQueued
+		e.authWait = append(e.authWait, queuedLogin{c: c, name: m.Username, password: m.Password})
+		return
+	}
+	e.startCheck(c, m.Username, m.Password)
+}
+
+// refusal is the answer to a login that needs no account check, if any:
+// shutting down, too many connections, a bad name, full, no sidecar link
+// (no password is hashed for a login that cannot complete).
+func (e *Engine) refusal(c *Client, name string) (proto.LoginCode, bool) {
+	switch {
+	case e.shutting.Load():
+		return proto.LoginShuttingDown, true
+	case c.overLimit:
+		return proto.LoginTooManyConnections, true
+	case !proto.ValidName(name):
+		return proto.LoginBadCredentials, true
+	case e.occupied() >= e.cfg.MaxPlayers:
+		return proto.LoginWorldFull, true
+	case e.link != nil && !e.link.Up():
+		return proto.LoginServerOffline, true
+	}
+	return 0, false
+}
+
+// startQueued starts the queued logins' account checks while slots are
+// free, oldest first. A queued login waits as long as its client does (a
+// hang-up releases it in the inputs phase, with no hash spent); what
+// would refuse it at its arrival (shutdown, full, no sidecar link)
+// answers it at once.
+func (e *Engine) startQueued() {
+	kept := e.authWait[:0]
+	for _, q := range e.authWait {
+		switch code, refused := e.refusal(q.c, q.name); {
+		case q.c.state != stateQueued: // hung up, released by the inputs phase
+		case refused:
+			e.answer(q.c, code)
+		case e.authing < e.cfg.MaxAuthInFlight:
+			e.startCheck(q.c, q.name, q.password)
+		default:
+			kept = append(kept, q)
+		}
+	}
+	clear(e.authWait[len(kept):])
+	e.authWait = kept
+}
+
+// startCheck runs c's account check on a goroutine of its own; its result
+// comes back through e.auths.
+func (e *Engine) startCheck(c *Client, name, password string) {
+	c.state = stateAuthing
+	e.authing++
+	go func() {
+		// The check waits its turn for a hashing slot as long as the
+		// client waits (the store has no time bound of its own): a
+		// login queued behind a storm's hashes is not one that
+		// "could not complete".
+		ctx, cancel := context.WithCancel(e.authCtx)
+		defer cancel()
+		go func() {
+			select {
+			case <-c.hangup:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		acc, err := e.accounts.Login(ctx, name, password)
+		e.auths <- authResult{c: c, acc: acc, err: err}
+	}()
+}
+
+// phaseLogins takes the finished account checks, starts the checks of the
+// logins waiting for a slot, and releases the pending logins whose clients
+// hung up.
 func (e *Engine) phaseLogins(time.Time) {
 	for done := false; !done; {
 		select {
@@ -73,6 +131,21 @@ func (e *Engine) phaseLogins(time.Time) {
 			done = true
 		}
 	}
+	if len(e.authWait) > 0 {
+		e.startQueued()
+	}
+	if len(e.pendingOrder) > 0 {
+		e.sweepPending(false)
+	}
+}
+
+// sweepPending releases the pending logins whose clients hung up and, with
+// expire, answers 13 to those that waited PendingTicks ticks for ether.
+// The logins phase sweeps the hang-ups before the ether phase's drain (no
+// PlayerLogin for a client that is gone); the ether phase expires after
+// its drain: a login whose answer arrived in time, but after the last
+// drain, is answered by this tick's drain, not 13.
+func (e *Engine) sweepPending(expire bool) {
 	kept := e.pendingOrder[:0]
 	for _, p := range e.pendingOrder {
 		switch {
@@ -82,7 +155,7 @@ func (e *Engine) phaseLogins(time.Time) {
 			e.dropPending(p)
 			p.c.state = stateClosing
 			continue
-		case e.tick >= p.deadline:
+		case expire && e.tick >= p.deadline:
 			e.dropPending(p)
 			e.answer(p.c, proto.LoginCouldNotComplete)
 			continue
@@ -91,6 +164,23 @@ func (e *Engine) phaseLogins(time.Time) {
 	}
 	clear(e.pendingOrder[len(kept):])
 	e.pendingOrder = kept
+}
+
+// strandPending answers 8 (login server offline) to every login waiting
+// for ether, when the link was lost and is still down: each one's
+// LoginCheck went to a dead connection, so no answer will come, and 13
+// after PendingTicks would only say so later. (When the link is already
+// back, a pending login may have been sent on the new connection: it keeps
+// its deadline.)
+func (e *Engine) strandPending() {
+	for _, p := range e.pendingOrder {
+		if e.pending[p.acc.User37] == p {
+			e.dropPending(p)
+			e.answer(p.c, proto.LoginServerOffline)
+		}
+	}
+	clear(e.pendingOrder)
+	e.pendingOrder = e.pendingOrder[:0]
 }
 
 // dropPending forgets p, releasing its ether session when it has one.

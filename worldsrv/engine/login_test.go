@@ -3,8 +3,12 @@ package engine
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 
+	"github.com/corrosion/corrosion/internal/poll"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
@@ -188,5 +192,122 @@ func TestLogin_SlowAccountCheck_NotIdleOnceIn(t *testing.T) {
 	w.tick()
 	if c.read(); w.e.Stats().Players != 1 {
 		t.Fatalf("the player left the tick after it got in: %v", c.got)
+	}
+}
+
+// recordingAccounts is heldAccounts that records, in order, the names
+// whose account check started.
+type recordingAccounts struct {
+	heldAccounts
+	mu      sync.Mutex
+	started []string // guarded by mu
+}
+
+func (r *recordingAccounts) Login(ctx context.Context, name, password string) (Account, error) {
+	r.mu.Lock()
+	r.started = append(r.started, name)
+	r.mu.Unlock()
+	return r.heldAccounts.Login(ctx, name, password)
+}
+
+func (r *recordingAccounts) names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.started)
+}
+
+// Logins beyond MaxAuthInFlight account checks wait their turn, in arrival
+// order, as long as their clients do (not idled out, a hang-up costs no
+// hash), and all get in: before, each was answered 13 (could not
+// complete) at once, which a storm of a world restart larger than the
+// bound met.
+func TestLogin_BeyondAuthBound_WaitsItsTurn(t *testing.T) {
+	acc := &recordingAccounts{heldAccounts: heldAccounts{Accounts: testAccounts(t), release: make(chan struct{})}}
+	cfg := Config{NodeID: 10, EtherOff: true, MaxAuthInFlight: 1, IdleTimeout: 3 * DefaultTickInterval}
+	w := newWorld(t, cfg, Deps{Accounts: acc})
+	names := []string{"first", "second", "third", "gone", "fifth"}
+	clients := map[string]*client{}
+	for i, name := range names {
+		c := w.connect("10.0.0." + strconv.Itoa(i+1))
+		c.deliver(&proto.Login{Username: name, Password: "pw"})
+		clients[name] = c
+	}
+	w.tick()
+	clients["gone"].c.Hangup()
+	for range 10 { // 6 s of the world's time: twice the idle timeout
+		w.tick()
+		for name, c := range clients {
+			if got := c.take(); len(got) != 0 {
+				t.Fatalf("%s answered %d while the checks are held", name, code(t, got))
+			}
+		}
+	}
+	poll.True(t, wait, "the first check started", func() bool { return len(acc.names()) > 0 })
+	if got := acc.names(); !slices.Equal(got, names[:1]) {
+		t.Fatalf("checks started %v, want only the first", got)
+	}
+	if !clients["gone"].done() {
+		t.Fatal("a queued login that hung up is not released")
+	}
+	close(acc.release)
+	// (Counted as answered: the first ones in may idle out meanwhile.)
+	w.tickUntil("every waiting login in", func() bool { return w.e.Stats().LoginCount(proto.LoginOK) == 4 })
+	for name, c := range clients {
+		if name == "gone" {
+			continue
+		}
+		if got := code(t, c.take()); got != proto.LoginOK {
+			t.Errorf("%s: code %d (%v), want 2", name, got, got)
+		}
+	}
+	if got, want := acc.names(), []string{"first", "second", "third", "fifth"}; !slices.Equal(got, want) {
+		t.Fatalf("checks started %v, want %v (arrival order, none for the hang-up)", got, want)
+	}
+	if n := w.e.Stats().LoginCount(proto.LoginCouldNotComplete); n != 0 {
+		t.Fatalf("%d logins answered 13", n)
+	}
+}
+
+// A login waiting for a check slot is answered what would have refused it
+// at its arrival as soon as that holds: 14 once the world shuts down.
+func TestLogin_QueuedLogin_ShutdownAnswers14(t *testing.T) {
+	acc := heldAccounts{Accounts: testAccounts(t), release: make(chan struct{})}
+	t.Cleanup(func() { close(acc.release) })
+	w := newWorld(t, Config{NodeID: 10, EtherOff: true, MaxAuthInFlight: 1}, Deps{Accounts: acc})
+	running, queued := w.connect("10.0.0.1"), w.connect("10.0.0.2")
+	running.deliver(&proto.Login{Username: "running", Password: "pw"})
+	queued.deliver(&proto.Login{Username: "queued", Password: "pw"})
+	w.tick()
+	if got := queued.take(); len(got) != 0 {
+		t.Fatalf("queued login answered %d", code(t, got))
+	}
+	w.e.BeginShutdown()
+	w.tick()
+	if got := queued.take(); code(t, got) != proto.LoginShuttingDown {
+		t.Fatalf("queued login during shutdown: %v, want 14", got)
+	}
+}
+
+// The logins waiting for a check slot are bounded by the world's free
+// places: one more than that could not get in whatever the passwords, and
+// is answered 7 (full) at once rather than held.
+func TestLogin_QueueBoundedByFreePlaces(t *testing.T) {
+	acc := heldAccounts{Accounts: testAccounts(t), release: make(chan struct{})}
+	t.Cleanup(func() { close(acc.release) })
+	w := newWorld(t, Config{NodeID: 10, EtherOff: true, MaxAuthInFlight: 1, MaxPlayers: 2}, Deps{Accounts: acc})
+	var cs []*client
+	for i, name := range []string{"checking", "waiting1", "waiting2", "surplus"} {
+		c := w.connect("10.0.0." + strconv.Itoa(i+1))
+		c.deliver(&proto.Login{Username: name, Password: "pw"})
+		cs = append(cs, c)
+	}
+	w.tick()
+	for i, c := range cs[:3] {
+		if got := c.take(); len(got) != 0 {
+			t.Fatalf("login %d answered %d, want it checking or waiting", i, code(t, got))
+		}
+	}
+	if got := code(t, cs[3].take()); got != proto.LoginWorldFull {
+		t.Fatalf("a login beyond the free places: %d, want 7", got)
 	}
 }

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
 	"testing"
 	"time"
 
+	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/worldsrv/etherlink"
 )
 
@@ -47,4 +49,87 @@ func silentPeer(t *testing.T) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// scriptedPeer is a sidecar the test speaks for: it accepts one link,
+// passes every frame the world sends to got (decoded, by opcode) and
+// writes what the test sends with answer.
+type scriptedPeer struct {
+	t    *testing.T
+	addr string
+	ln   net.Listener
+	got  chan etherproto.Message // world → peer, in order
+	conn chan net.Conn           // the accepted link, once
+}
+
+func newScriptedPeer(t *testing.T) *scriptedPeer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &scriptedPeer{t: t, addr: ln.Addr().String(), ln: ln, got: make(chan etherproto.Message, 1024), conn: make(chan net.Conn, 1)}
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		t.Cleanup(func() { nc.Close() })
+		p.conn <- nc
+		r := bufio.NewReader(nc)
+		for {
+			payload, err := etherproto.ReadFrame(r, nil)
+			if err != nil {
+				return
+			}
+			if m, err := etherproto.DecodeInbound(payload); err == nil {
+				p.got <- m
+			}
+		}
+	}()
+	return p
+}
+
+// await returns the next frame the world sent with opcode op, skipping
+// others, within wait.
+func (p *scriptedPeer) await(op etherproto.Op) etherproto.Message {
+	p.t.Helper()
+	timeout := time.After(wait)
+	for {
+		select {
+		case m := <-p.got:
+			if m.Op() == op {
+				return m
+			}
+		case <-timeout:
+			p.t.Fatalf("the world sent no %v within %v", op, wait)
+			return nil
+		}
+	}
+}
+
+// answer writes ms to the world.
+func (p *scriptedPeer) answer(ms ...etherproto.Message) {
+	p.t.Helper()
+	nc := <-p.conn
+	p.conn <- nc
+	var b []byte
+	for _, m := range ms {
+		var err error
+		if b, err = etherproto.AppendFrame(b, m); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+	if _, err := nc.Write(b); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// stop closes the link and stops listening: the sidecar is gone.
+func (p *scriptedPeer) stop() {
+	p.ln.Close()
+	nc := <-p.conn
+	p.conn <- nc
+	nc.Close()
 }
