@@ -13,22 +13,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
-
-// WebRequest is a WebRCON command frame as the server received it.
-type WebRequest struct {
-	Identifier int64  `json:"Identifier"`
-	Message    string `json:"Message"`
-	Name       string `json:"Name"`
-}
-
-// WebFrame is a frame the server sends.
-type WebFrame struct {
-	Message    string `json:"Message"`
-	Identifier int64  `json:"Identifier"`
-	Type       string `json:"Type"`
-	Stacktrace string `json:"Stacktrace"`
-}
 
 // WebOptions configures a WebServer. The zero value is a quiet server with
 // password "" that answers every command with "".
@@ -67,7 +54,7 @@ type WebServer struct {
 
 	mu       sync.Mutex
 	conns    map[*websocket.Conn]struct{} // guarded by mu
-	requests []WebRequest                 // guarded by mu
+	requests []webrcon.Request            // guarded by mu
 	closed   bool                         // guarded by mu
 }
 
@@ -99,16 +86,16 @@ func (s *WebServer) SetStall(on bool) { s.stall.Store(on) }
 func (s *WebServer) Accepted() int { return int(s.accepted.Load()) }
 
 // Requests returns the command frames received so far, in arrival order.
-func (s *WebServer) Requests() []WebRequest {
+func (s *WebServer) Requests() []webrcon.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]WebRequest(nil), s.requests...)
+	return append([]webrcon.Request(nil), s.requests...)
 }
 
 // Broadcast sends a log frame (identifier 0) to every connected client.
 func (s *WebServer) Broadcast(text string) {
 	for _, c := range s.snapshot() {
-		_ = writeFrame(c, WebFrame{Message: text, Identifier: 0, Type: "Generic"})
+		_ = writeFrame(c, webrcon.Frame{Message: text, Identifier: 0, Type: webrcon.TypeGeneric})
 	}
 }
 
@@ -201,7 +188,7 @@ func (s *WebServer) readLoop(c *websocket.Conn) {
 		if err != nil {
 			return
 		}
-		var req WebRequest
+		var req webrcon.Request
 		if json.Unmarshal(data, &req) != nil {
 			continue
 		}
@@ -219,12 +206,12 @@ func (s *WebServer) readLoop(c *websocket.Conn) {
 	}
 }
 
-func (s *WebServer) answer(c *websocket.Conn, req WebRequest) {
+func (s *WebServer) answer(c *websocket.Conn, req webrcon.Request) {
 	if s.opts.Noise {
-		noise := []WebFrame{
-			{Message: `{"Channel":0,"Message":"hello","Username":"player"}`, Identifier: -1, Type: "Chat"},
-			{Message: "Saving 1234 entities", Identifier: 0, Type: "Generic"},
-			{Message: "[rcon] 127.0.0.1:50000: " + req.Message, Identifier: req.Identifier, Type: "Generic"},
+		noise := []webrcon.Frame{
+			{Message: `{"Channel":0,"Message":"hello","Username":"player"}`, Identifier: -1, Type: webrcon.TypeChat},
+			{Message: "Saving 1234 entities", Identifier: 0, Type: webrcon.TypeGeneric},
+			{Message: webrcon.EchoPrefix + "127.0.0.1:50000: " + req.Message, Identifier: req.Identifier, Type: webrcon.TypeGeneric},
 		}
 		for _, f := range noise {
 			if writeFrame(c, f) != nil {
@@ -236,10 +223,10 @@ func (s *WebServer) answer(c *websocket.Conn, req WebRequest) {
 	if s.opts.Handler != nil {
 		out = s.opts.Handler(req.Message)
 	}
-	_ = writeFrame(c, WebFrame{Message: out, Identifier: req.Identifier, Type: "Generic"})
+	_ = writeFrame(c, webrcon.Frame{Message: out, Identifier: req.Identifier, Type: webrcon.TypeGeneric})
 }
 
-func writeFrame(c *websocket.Conn, f WebFrame) error {
+func writeFrame(c *websocket.Conn, f webrcon.Frame) error {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err
