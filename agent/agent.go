@@ -23,7 +23,7 @@ import (
 	"github.com/corrosion/corrosion/agent/telemetry"
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/buildinfo"
-	"github.com/corrosion/corrosion/internal/periodic"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // checkpointEvery is how often console offsets are saved for adoption.
@@ -156,7 +156,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); a.autostart(ctx) }()
 	go func() { defer wg.Done(); a.heartbeatLoop(ctx) }()
-	go func() { defer wg.Done(); periodic.Every(ctx, checkpointEvery, a.checkpointAll) }()
+	go func() { defer wg.Done(); ctxtime.Every(ctx, checkpointEvery, a.checkpointAll) }()
 	<-ctx.Done()
 	wg.Wait()
 	for _, s := range subs {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/buildinfo"
-	"github.com/corrosion/corrosion/internal/periodic"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // healthRates remembers the previous frame counts to compute rates.
@@ -59,7 +59,7 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // healthLoop publishes a snapshot at start and every health interval.
 func (n *Node) healthLoop(ctx context.Context) error {
-	periodic.NowAndEvery(ctx, n.cfg.HealthEvery, n.publishHealth)
+	ctxtime.NowAndEvery(ctx, n.cfg.HealthEvery, n.publishHealth)
 	return nil
 }
 

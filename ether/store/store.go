@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/corrosion/corrosion/ether/privacy"
-	"github.com/corrosion/corrosion/internal/periodic"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // Sentinel errors.
@@ -156,7 +156,7 @@ func (s *Store) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		periodic.Every(ctx, s.cfg.PingInterval, s.ping)
+		ctxtime.Every(ctx, s.cfg.PingInterval, s.ping)
 	}()
 	s.writeLoop(ctx)
 	wg.Wait()

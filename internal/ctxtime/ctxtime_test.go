@@ -1,4 +1,4 @@
-package periodic_test
+package ctxtime_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corrosion/corrosion/internal/periodic"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/internal/poll"
 )
 
@@ -24,13 +24,13 @@ func run(loop func(context.Context, time.Duration, func(context.Context)), d tim
 }
 
 func TestEvery_CallsUntilTheContextEnds(t *testing.T) {
-	calls, stop := run(periodic.Every, time.Millisecond)
+	calls, stop := run(ctxtime.Every, time.Millisecond)
 	poll.True(t, 10*time.Second, "three calls", func() bool { return calls.Load() >= 3 })
 	stop() // returns: Every ended with its context
 }
 
 func TestEvery_FirstCallAfterTheInterval(t *testing.T) {
-	calls, stop := run(periodic.Every, time.Hour)
+	calls, stop := run(ctxtime.Every, time.Hour)
 	stop()
 	if got := calls.Load(); got != 0 {
 		t.Fatalf("Every called fn %d times before its first interval", got)
@@ -38,7 +38,7 @@ func TestEvery_FirstCallAfterTheInterval(t *testing.T) {
 }
 
 func TestNowAndEvery_CallsAtOnce(t *testing.T) {
-	calls, stop := run(periodic.NowAndEvery, time.Hour)
+	calls, stop := run(ctxtime.NowAndEvery, time.Hour)
 	poll.True(t, 10*time.Second, "the first call", func() bool { return calls.Load() == 1 })
 	stop()
 	if got := calls.Load(); got != 1 {
@@ -49,5 +49,28 @@ func TestNowAndEvery_CallsAtOnce(t *testing.T) {
 func TestNowAndEvery_EndedContextCallsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	periodic.NowAndEvery(ctx, time.Millisecond, func(context.Context) { t.Fatal("called after the end") })
+	ctxtime.NowAndEvery(ctx, time.Millisecond, func(context.Context) { t.Fatal("called after the end") })
+}
+
+func TestSleep(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name string
+		ctx  context.Context
+		d    time.Duration
+		want bool
+	}{
+		{"waits out d", context.Background(), time.Millisecond, true},
+		{"nothing to wait", context.Background(), 0, true},
+		{"context ended first", ended, time.Hour, false},
+		{"context ended, nothing to wait", ended, -time.Second, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ctxtime.Sleep(tc.ctx, tc.d); got != tc.want {
+				t.Errorf("Sleep(%v) = %v, want %v", tc.d, got, tc.want)
+			}
+		})
+	}
 }

@@ -1,7 +1,8 @@
-// Package periodic runs a piece of work at a fixed interval until its
-// context ends: the one ticker loop of the module's background chores
-// (the agent's checkpoints, ether's database ping and health snapshot).
-package periodic
+// Package ctxtime is waiting that ends with a context: the one ticker loop
+// of the module's background chores (Every, NowAndEvery: the agent's
+// checkpoints, ether's database ping and health snapshot) and a sleep
+// (Sleep: the agent's CPU sample window).
+package ctxtime
 
 import (
 	"context"
@@ -34,4 +35,20 @@ func NowAndEvery(ctx context.Context, d time.Duration, fn func(context.Context))
 	}
 	fn(ctx)
 	Every(ctx, d, fn)
+}
+
+// Sleep waits for d and reports true, or returns false as soon as ctx
+// ends. A d of zero or less returns at once: true unless ctx has ended.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
