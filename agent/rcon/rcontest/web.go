@@ -46,16 +46,13 @@ type WebServer struct {
 	opts WebOptions   // immutable after NewWeb
 	ln   net.Listener // immutable after NewWeb
 	srv  *http.Server // immutable after NewWeb
-	wg   sync.WaitGroup
 
-	stall     atomic.Bool
-	accepted  atomic.Int64
-	closeOnce sync.Once
+	stall    atomic.Bool
+	accepted atomic.Int64
+	conns    *connSet[*websocket.Conn] // immutable after NewWeb
 
 	mu       sync.Mutex
-	conns    map[*websocket.Conn]struct{} // guarded by mu
-	requests []webrcon.Request            // guarded by mu
-	closed   bool                         // guarded by mu
+	requests []webrcon.Request // guarded by mu
 }
 
 // NewWeb starts a WebServer on 127.0.0.1:0; tb's cleanup closes it.
@@ -65,7 +62,7 @@ func NewWeb(tb testing.TB, opts WebOptions) *WebServer {
 	if err != nil {
 		tb.Fatalf("rcontest: listen: %v", err)
 	}
-	s := &WebServer{opts: opts, ln: ln, conns: map[*websocket.Conn]struct{}{}}
+	s := &WebServer{opts: opts, ln: ln, conns: newConnSet(func(c *websocket.Conn) { _ = c.CloseNow() })}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	tb.Cleanup(s.Close)
@@ -94,40 +91,17 @@ func (s *WebServer) Requests() []webrcon.Request {
 
 // Broadcast sends a log frame (identifier 0) to every connected client.
 func (s *WebServer) Broadcast(text string) {
-	for _, c := range s.snapshot() {
+	for _, c := range s.conns.snapshot() {
 		_ = writeFrame(c, webrcon.Frame{Message: text, Identifier: 0, Type: webrcon.TypeGeneric})
 	}
 }
 
 // DropConnections closes every client connection; the server keeps
 // listening.
-func (s *WebServer) DropConnections() {
-	for _, c := range s.snapshot() {
-		_ = c.CloseNow()
-	}
-}
+func (s *WebServer) DropConnections() { s.conns.dropAll() }
 
 // Close stops the server and closes every connection. Idempotent.
-func (s *WebServer) Close() {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		_ = s.srv.Close()
-		s.DropConnections()
-		s.wg.Wait()
-	})
-}
-
-func (s *WebServer) snapshot() []*websocket.Conn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*websocket.Conn, 0, len(s.conns))
-	for c := range s.conns {
-		out = append(out, c)
-	}
-	return out
-}
+func (s *WebServer) Close() { s.conns.shut(func() { _ = s.srv.Close() }) }
 
 func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.RedirectTo != "" {
@@ -153,31 +127,12 @@ func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(1 << 20)
-	if !s.track(c) {
+	if !s.conns.add(c) {
 		_ = c.CloseNow()
 		return
 	}
-	defer s.untrack(c)
+	defer s.conns.done(c)
 	s.readLoop(c)
-}
-
-func (s *WebServer) track(c *websocket.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	return true
-}
-
-func (s *WebServer) untrack(c *websocket.Conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
-	_ = c.CloseNow()
-	s.wg.Done()
 }
 
 func (s *WebServer) readLoop(c *websocket.Conn) {
