@@ -23,6 +23,7 @@ import (
 	"github.com/corrosion/corrosion/agent/telemetry"
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // checkpointEvery is how often console offsets are saved for adoption.
@@ -155,7 +156,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); a.autostart(ctx) }()
 	go func() { defer wg.Done(); a.heartbeatLoop(ctx) }()
-	go func() { defer wg.Done(); a.checkpointLoop(ctx) }()
+	go func() { defer wg.Done(); ctxtime.Every(ctx, checkpointEvery, a.checkpointAll) }()
 	<-ctx.Done()
 	wg.Wait()
 	for _, s := range subs {
@@ -219,19 +220,11 @@ func (a *Agent) autostart(ctx context.Context) {
 	}
 }
 
-func (a *Agent) checkpointLoop(ctx context.Context) {
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, inst := range a.instances {
-				if inst.sup != nil {
-					inst.sup.Checkpoint()
-				}
-			}
+// checkpointAll saves every supervisor's console offsets for adoption.
+func (a *Agent) checkpointAll(context.Context) {
+	for _, inst := range a.instances {
+		if inst.sup != nil {
+			inst.sup.Checkpoint()
 		}
 	}
 }

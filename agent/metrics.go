@@ -3,19 +3,16 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/scrape"
 )
 
 // The agent's Prometheus metrics (docs/agent.md, "Metrics"). As in ether,
@@ -60,7 +57,6 @@ type agentMetrics struct {
 
 func newAgentMetrics(a *Agent) *agentMetrics {
 	m := &agentMetrics{
-		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "corrosion_agent_requests_total",
 			Help: "RCON and file manager requests served, by kind, instance, func and result (success or the error code).",
@@ -78,8 +74,7 @@ func newAgentMetrics(a *Agent) *agentMetrics {
 	for _, r := range []heartbeatResult{heartbeatSent, heartbeatFailed} {
 		m.heartbeats.WithLabelValues(string(r))
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.heartbeats, newAgentCollector(a),
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg = scrape.Registry(m.requests, m.latency, m.heartbeats, newAgentCollector(a))
 	return m
 }
 
@@ -144,28 +139,13 @@ func (a *Agent) startMetrics() (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("agent.metrics_listen: listen on %q: %w", addr, err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.reg, promhttp.HandlerOpts{}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
-		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			a.log.Error("metrics server stopped", "err", err)
-		}
-	}()
-	a.log.Info("metrics listening", "addr", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if srv.Shutdown(ctx) != nil {
-			_ = srv.Close() // a scrape still running after 2 s
-		}
-		<-done
-	}, nil
+	l, err := scrape.Listen(addr, mux, a.log)
+	if err != nil {
+		return nil, fmt.Errorf("agent.metrics_listen: %w", err)
+	}
+	l.Serve()
+	a.log.Info("metrics listening", "addr", l.Addr().String())
+	return l.Stop, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/internal/buildinfo"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // healthRates remembers the previous frame counts to compute rates.
@@ -58,20 +59,18 @@ func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // healthLoop publishes a snapshot at start and every health interval.
 func (n *Node) healthLoop(ctx context.Context) error {
-	t := time.NewTicker(n.cfg.HealthEvery)
-	defer t.Stop()
-	for {
-		if n.member.Connected() {
-			b, _ := json.Marshal(n.Health())
-			if err := n.member.PublishHealth(b); err != nil {
-				n.log.Debug("health snapshot not published", "err", err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	ctxtime.NowAndEvery(ctx, n.cfg.HealthEvery, n.publishHealth)
+	return nil
+}
+
+// publishHealth publishes one snapshot while the cluster is connected.
+func (n *Node) publishHealth(context.Context) {
+	if !n.member.Connected() {
+		return
+	}
+	b, _ := json.Marshal(n.Health())
+	if err := n.member.PublishHealth(b); err != nil {
+		n.log.Debug("health snapshot not published", "err", err)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/corrosion/corrosion/ether/session"
 	"github.com/corrosion/corrosion/ether/store"
 	"github.com/corrosion/corrosion/internal/rungroup"
+	"github.com/corrosion/corrosion/internal/scrape"
 )
 
 // Node is one running ether sidecar.
@@ -33,8 +33,7 @@ type Node struct {
 	member   *cluster.Member
 	sessions *session.Manager
 	link     *link.Server
-	metrics  *http.Server // nil when --metrics-listen is empty
-	metricsL net.Listener
+	metrics  *scrape.Listener // nil when --metrics-listen is empty
 
 	health  healthRates
 	world   atomic.Pointer[health.World] // the last WorldInfo a world sent; nil: none yet
@@ -85,12 +84,11 @@ func (n *Node) build() error {
 		return err
 	}
 	if n.cfg.MetricsListen != "" {
-		if n.metricsL, err = net.Listen("tcp", n.cfg.MetricsListen); err != nil {
+		if n.metrics, err = scrape.Listen(n.cfg.MetricsListen, n.httpHandler(), n.log.With("component", "metrics")); err != nil {
 			n.link.Close()
 			n.member.Close()
-			return fmt.Errorf("listen for metrics on %s: %w", n.cfg.MetricsListen, err)
+			return fmt.Errorf("metrics listen (RS_METRICS_LISTEN): %w", err)
 		}
-		n.metrics = &http.Server{Handler: n.httpHandler(), ReadHeaderTimeout: 5 * time.Second}
 	}
 	return nil
 }
@@ -100,10 +98,10 @@ func (n *Node) WorldAddr() net.Addr { return n.link.Addr() }
 
 // MetricsAddr is the address of /metrics, nil when off.
 func (n *Node) MetricsAddr() net.Addr {
-	if n.metricsL == nil {
+	if n.metrics == nil {
 		return nil
 	}
-	return n.metricsL.Addr()
+	return n.metrics.Addr()
 }
 
 // Run serves until ctx ends. Teardown order: the world link (no more
@@ -120,7 +118,7 @@ func (n *Node) Run(ctx context.Context) error {
 	linkCtx, stopLink := context.WithCancel(context.Background())
 	go func() { linkErr <- n.link.Run(linkCtx) }()
 	if n.metrics != nil {
-		go func() { _ = n.metrics.Serve(n.metricsL) }()
+		n.metrics.Serve()
 	}
 	n.log.Info("ether ready", "world_link", n.link.Addr().String(), "link_token", n.cfg.LinkToken != "",
 		"cluster", n.cfg.ClusterName, "nats", n.cfg.ClusterHostsRedacted(), "metrics", n.cfg.MetricsListen)
@@ -134,9 +132,7 @@ func (n *Node) Run(ctx context.Context) error {
 		stopLink()
 	}
 	if n.metrics != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = n.metrics.Shutdown(sctx)
-		cancel()
+		n.metrics.Stop()
 	}
 	recoverStop()
 	sessStop()

@@ -182,18 +182,11 @@ func (c *call) addTree(aw archiveWriter, s archiveSource, tmp string, reply *Arc
 
 // addFile adds the file at p (named orig by the client) as name.
 func (c *call) addFile(aw archiveWriter, p, orig, name string) error {
-	f, err := c.r.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	f, fi, err := c.openContent(p, orig)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if err := c.contentFile(orig, fi); err != nil {
-		return err
-	}
 	return aw.file(name, fi, f)
 }
 

@@ -72,12 +72,12 @@ func (c *call) extract(a extractArgs) (any, error) {
 	if to.info != nil && !to.info.IsDir() {
 		return nil, wire.Errorf(CodeNotADirectory, "extract into %q: not a directory", toRel)
 	}
-	f, err := c.r.OpenFile(src.rel, os.O_RDONLY|openNonblock, 0)
+	f, fi, err := c.openContent(src.rel, rel)
 	if err != nil {
 		return nil, mapErr("extract", rel, err)
 	}
 	defer f.Close()
-	ar, err := c.openArchive(format, f, rel)
+	ar, err := c.openArchive(format, f, fi.Size(), rel)
 	if err != nil {
 		return nil, err
 	}
@@ -93,19 +93,13 @@ func (c *call) extract(a extractArgs) (any, error) {
 	return reply, nil
 }
 
-func (c *call) openArchive(format string, f *os.File, rel string) (archiveReader, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, mapErr("extract", rel, err)
-	}
-	if err := c.contentFile(rel, fi); err != nil {
-		return nil, err
-	}
+// openArchive reads the archive f (size bytes, named rel by the client).
+func (c *call) openArchive(format string, f *os.File, size int64, rel string) (archiveReader, error) {
 	if format == formatTarGz {
 		slack := int64(c.m.limits.ExtractMaxEntries)*2048 + 64<<20
 		return &tarGzReader{f: f, maxRead: c.m.limits.ExtractMaxBytes + slack, rel: rel}, nil
 	}
-	zr, err := zip.NewReader(f, fi.Size())
+	zr, err := zip.NewReader(f, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return nil, wire.Errorf(CodeInvalidArch, "extract %q: not a valid zip archive: %v", rel, err)
 	}

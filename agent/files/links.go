@@ -2,6 +2,7 @@ package files
 
 import (
 	"io/fs"
+	"os"
 
 	"github.com/corrosion/corrosion/agent/wire"
 )
@@ -45,4 +46,24 @@ func errChmodLinked(rel string, n uint64) error {
 	return wire.Errorf(CodeHardLink,
 		"chmod %q: the file has %d hard links and its mode is shared by all of them, some may be outside the instance root; "+
 			"refused whatever files.allow_hardlinks says", rel, n)
+}
+
+// openContent opens the file at p (named rel by the client) to hand out or
+// copy its content: without blocking on a FIFO (openNonblock), and checked
+// by contentFile on the open descriptor, so that a file swapped for another
+// since its path was checked is caught. The caller closes the file.
+func (c *call) openContent(p, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := c.r.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = c.contentFile(rel, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }

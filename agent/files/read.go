@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -158,18 +157,11 @@ func (c *call) read(a readArgs) (any, error) {
 	if err := c.contentFile(rel, res.info); err != nil {
 		return nil, err
 	}
-	f, err := c.r.OpenFile(res.rel, os.O_RDONLY|openNonblock, 0)
+	f, fi, err := c.openContent(res.rel, rel)
 	if err != nil {
 		return nil, mapErr("read", rel, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, mapErr("read", rel, err)
-	}
-	if err := c.contentFile(rel, fi); err != nil {
-		return nil, err
-	}
 	n, err := c.readSpan(rel, fi.Size(), a)
 	if err != nil {
 		return nil, err

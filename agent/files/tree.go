@@ -238,18 +238,11 @@ func (c *call) copyOne(n copyNode) error {
 	case n.target != "":
 		return c.r.Symlink(n.target, n.dst)
 	}
-	src, err := c.r.OpenFile(n.src, os.O_RDONLY|openNonblock, 0)
+	src, fi, err := c.openContent(n.src, n.src)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	fi, err := src.Stat()
-	if err != nil {
-		return err
-	}
-	if err := c.contentFile(n.src, fi); err != nil {
-		return err
-	}
 	dst, err := c.r.OpenFile(n.dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
 
 // FuzzReadPacket feeds arbitrary bytes to the Source RCON packet reader:
@@ -73,9 +75,9 @@ func FuzzDecodeFrame(f *testing.F) {
 		if err != nil || fr2 != fr {
 			t.Fatalf("re-decode: %+v, %v; want %+v", fr2, err, fr)
 		}
-		want := fr.Identifier == int64(id) && !bytes.HasPrefix([]byte(fr.Message), []byte(echoPrefix))
-		if fr.isReplyTo(id) != want {
-			t.Fatalf("isReplyTo(%d) = %v for %+v", id, !want, fr)
+		want := fr.Identifier == int64(id) && !bytes.HasPrefix([]byte(fr.Message), []byte(webrcon.EchoPrefix))
+		if fr.IsReplyTo(int64(id)) != want {
+			t.Fatalf("IsReplyTo(%d) = %v for %+v", id, !want, fr)
 		}
 		// Dispatch: only a reply to a waiting identifier above 1000 is taken.
 		ch := make(chan webResult, 1)

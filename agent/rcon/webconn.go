@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/coder/websocket"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
 
 // webResult is a reply handed from the reader to the waiting Exec.
@@ -77,7 +79,7 @@ func (w *webConn) roundTrip(ctx context.Context, id int32, command string) (out 
 	w.mu.Unlock()
 	defer w.unregister(id)
 
-	req, _ := json.Marshal(webRequest{Identifier: id, Message: command, Name: webrconName}) // cannot fail
+	req, _ := json.Marshal(webrcon.Request{Identifier: int64(id), Message: command, Name: webrconName}) // cannot fail
 	if err := w.ws.Write(ctx, websocket.MessageText, req); err != nil {
 		return "", true, w.writeFailed(ctx, err)
 	}
@@ -143,12 +145,12 @@ func (w *webConn) readLoop() {
 }
 
 // deliver hands f to the Exec waiting for its identifier, if any.
-func (w *webConn) deliver(f webFrame) bool {
+func (w *webConn) deliver(f webrcon.Frame) bool {
 	if f.Identifier <= firstIdentifier || f.Identifier > math.MaxInt32 {
 		return false
 	}
 	id := int32(f.Identifier)
-	if !f.isReplyTo(id) {
+	if !f.IsReplyTo(int64(id)) {
 		return false
 	}
 	w.mu.Lock()

@@ -15,13 +15,14 @@ import (
 	"sync/atomic"
 
 	"github.com/coder/websocket"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
 
 // WebRCON (Rust): one WebSocket to ws://127.0.0.1:port/password; a request
-// is {"Identifier","Message","Name"}; the server answers with frames
-// {"Message","Identifier","Type","Stacktrace"}, the reply carrying the
-// request's identifier, and broadcasts chat and log lines with identifier 0
-// or -1 on the same socket.
+// is a webrcon.Request; the server answers with webrcon.Frames, the reply
+// carrying the request's identifier, and broadcasts chat and log lines with
+// identifier 0 or -1 on the same socket.
 
 const (
 	// firstIdentifier: ours are above it, clear of the small numbers other
@@ -31,40 +32,17 @@ const (
 	// escaping headroom. A bigger frame ends the connection (ErrTooLarge for
 	// everything in flight on it).
 	maxFrameBytes = 2*MaxResponseBytes + 64<<10
-	// echoPrefix marks the server's log echo of a command it received; it
-	// can carry our identifier but is never the reply.
-	echoPrefix  = "[rcon] "
+	// webrconName is the client name our requests carry.
 	webrconName = "WebRcon"
 )
 
-// webRequest is a command frame.
-type webRequest struct {
-	Identifier int32  `json:"Identifier"`
-	Message    string `json:"Message"`
-	Name       string `json:"Name"`
-}
-
-// webFrame is a frame from the server.
-type webFrame struct {
-	Message    string `json:"Message"`
-	Identifier int64  `json:"Identifier"`
-	Type       string `json:"Type"`
-	Stacktrace string `json:"Stacktrace"`
-}
-
 // decodeFrame parses one server frame.
-func decodeFrame(data []byte) (webFrame, error) {
-	var f webFrame
+func decodeFrame(data []byte) (webrcon.Frame, error) {
+	var f webrcon.Frame
 	if err := json.Unmarshal(data, &f); err != nil {
-		return webFrame{}, fmt.Errorf("%w: undecodable webrcon frame: %v", ErrProtocol, err)
+		return webrcon.Frame{}, fmt.Errorf("%w: undecodable webrcon frame: %v", ErrProtocol, err)
 	}
 	return f, nil
-}
-
-// isReplyTo reports whether f can be the reply to a request with identifier
-// id: it carries id and is not the server's "[rcon] " echo of the command.
-func (f webFrame) isReplyTo(id int32) bool {
-	return f.Identifier == int64(id) && !strings.HasPrefix(f.Message, echoPrefix)
 }
 
 // webClient keeps one WebRCON connection with a reader goroutine that hands

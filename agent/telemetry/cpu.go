@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shirou/gopsutil/v4/cpu"
+
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // minCPUWindow is the shortest window a CPU percentage is computed over;
@@ -72,12 +74,8 @@ func (s *cpuSampler) percent(ctx context.Context, window time.Duration, fail fun
 		if s.hasPct {
 			return new(s.last)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !ctxtime.Sleep(ctx, wait) {
 			return nil
-		case <-t.C:
 		}
 	}
 	now, err := readCPU(ctx)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/corrosion/corrosion/ether/privacy"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // Sentinel errors.
@@ -155,7 +156,7 @@ func (s *Store) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.pingLoop(ctx)
+		ctxtime.Every(ctx, s.cfg.PingInterval, s.ping)
 	}()
 	s.writeLoop(ctx)
 	wg.Wait()
@@ -163,26 +164,19 @@ func (s *Store) Run(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) pingLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
-		start := time.Now()
-		err := s.pool.Ping(cctx)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		s.noteResult(err)
-		if err == nil {
-			s.rttNanos.Store(int64(time.Since(start)))
-		}
+// ping probes the database once and records the outcome and round trip
+// (not when ctx ended during the ping).
+func (s *Store) ping(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	start := time.Now()
+	err := s.pool.Ping(cctx)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	s.noteResult(err)
+	if err == nil {
+		s.rttNanos.Store(int64(time.Since(start)))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/panel/store"
 )
 
@@ -18,16 +19,7 @@ const (
 // past the retention (a few chunks at most) and trims the timelines that
 // grew since. Replicas pruning at once do the same deletes harmlessly.
 func (in *Ingester) pruneLoop(ctx context.Context) {
-	tick := time.NewTicker(in.cfg.PruneEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		in.pruneRound(ctx)
-	}
+	ctxtime.Every(ctx, in.cfg.PruneEvery, in.pruneRound)
 }
 
 func (in *Ingester) pruneRound(ctx context.Context) {

@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
 
 // WebRCON (Rust's layout): the password is the last path segment, checked
 // before the WebSocket upgrade (401 when wrong, 403 with Retry-After while
-// the address is blocked, 503 at the session cap); then each text frame
-// {"Identifier","Message","Name"} is a command, answered by one frame
-// {"Message","Identifier","Type","Stacktrace"} carrying the request's
-// identifier, Type "Generic" or "Error". Commands on one socket run one at
-// a time, in order.
+// the address is blocked, 503 at the session cap); then each text frame, a
+// webrcon.Request, is a command, answered by one webrcon.Frame carrying the
+// request's identifier, Type "Generic" or "Error". Commands on one socket
+// run one at a time, in order.
 
 const (
 	// webPathPrefix is where the world mounts WebHandler.
@@ -26,25 +27,7 @@ const (
 	// maxWebFrame caps a request frame: a MaxBodyBytes command with JSON
 	// escaping (\u00XX is 6 bytes) and the other fields.
 	maxWebFrame = 6*MaxBodyBytes + 1024
-	// webTypeGeneric and webTypeError are the reply Types.
-	webTypeGeneric = "Generic"
-	webTypeError   = "Error"
 )
-
-// webRequest is a command frame.
-type webRequest struct {
-	Identifier int64  `json:"Identifier"`
-	Message    string `json:"Message"`
-	Name       string `json:"Name"`
-}
-
-// webReply is a reply frame.
-type webReply struct {
-	Message    string `json:"Message"`
-	Identifier int64  `json:"Identifier"`
-	Type       string `json:"Type"`
-	Stacktrace string `json:"Stacktrace"`
-}
 
 // WebHandler serves WebRCON. Mount it at "/rcon/{password}" (the password
 // is then r.PathValue("password")) or under "/rcon/" (the rest of the path
@@ -131,23 +114,23 @@ func (s *Server) webSession(ws *websocket.Conn, addr string) {
 
 // webAnswer runs one frame's command; an undecodable frame gets an Error
 // reply with identifier 0 (the request's identifier is unknown).
-func (s *Server) webAnswer(typ websocket.MessageType, data []byte, addr string) webReply {
-	var req webRequest
+func (s *Server) webAnswer(typ websocket.MessageType, data []byte, addr string) webrcon.Frame {
+	var req webrcon.Request
 	if typ != websocket.MessageText {
-		return webReply{Message: "bad request: send text frames of JSON", Type: webTypeError}
+		return webrcon.Frame{Message: "bad request: send text frames of JSON", Type: webrcon.TypeError}
 	}
 	if err := json.Unmarshal(data, &req); err != nil {
-		return webReply{Message: `bad request: want JSON {"Identifier": <int>, "Message": "<command>", "Name": "<client>"}`, Type: webTypeError}
+		return webrcon.Frame{Message: `bad request: want JSON {"Identifier": <int>, "Message": "<command>", "Name": "<client>"}`, Type: webrcon.TypeError}
 	}
 	r := s.exec(s.life, kindWeb, addr, req.Message)
-	out := webReply{Message: r.Text, Identifier: req.Identifier, Type: webTypeGeneric}
+	out := webrcon.Frame{Message: r.Text, Identifier: req.Identifier, Type: webrcon.TypeGeneric}
 	if r.Failed {
-		out.Type = webTypeError
+		out.Type = webrcon.TypeError
 	}
 	return out
 }
 
-func (s *Server) webWrite(ws *websocket.Conn, reply webReply) error {
+func (s *Server) webWrite(ws *websocket.Conn, reply webrcon.Frame) error {
 	b, err := json.Marshal(reply)
 	if err != nil {
 		return err

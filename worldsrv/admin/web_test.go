@@ -18,6 +18,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/rcon"
 	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/webrcon"
 	"github.com/corrosion/corrosion/worldsrv/admin"
 )
 
@@ -38,15 +39,8 @@ func dialWeb(t *testing.T, port int, password string) (*websocket.Conn, *http.Re
 	return ws, resp, err
 }
 
-type webFrame struct {
-	Message    string
-	Identifier int64
-	Type       string
-	Stacktrace string
-}
-
 // roundTrip sends one text frame and reads one reply frame.
-func roundTrip(t *testing.T, ws *websocket.Conn, typ websocket.MessageType, data []byte) webFrame {
+func roundTrip(t *testing.T, ws *websocket.Conn, typ websocket.MessageType, data []byte) webrcon.Frame {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -57,7 +51,7 @@ func roundTrip(t *testing.T, ws *websocket.Conn, typ websocket.MessageType, data
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	var f webFrame
+	var f webrcon.Frame
 	if err := json.Unmarshal(reply, &f); err != nil {
 		t.Fatalf("reply %q: %v", reply, err)
 	}
@@ -80,20 +74,20 @@ func TestWeb_IdentifiersAndTypes(t *testing.T) {
 		name  string
 		typ   websocket.MessageType
 		frame string
-		want  webFrame
+		want  webrcon.Frame
 	}{
 		{"command", websocket.MessageText, `{"Identifier":77,"Message":"save","Name":"WebRcon"}`,
-			webFrame{Message: "saved 0 players", Identifier: 77, Type: "Generic"}},
+			webrcon.Frame{Message: "saved 0 players", Identifier: 77, Type: "Generic"}},
 		{"negative identifier", websocket.MessageText, `{"Identifier":-5,"Message":"players","Name":"x"}`,
-			webFrame{Message: "no players online", Identifier: -5, Type: "Generic"}},
+			webrcon.Frame{Message: "no players online", Identifier: -5, Type: "Generic"}},
 		{"large identifier", websocket.MessageText, `{"Identifier":9007199254740993,"Message":"players"}`,
-			webFrame{Message: "no players online", Identifier: 9007199254740993, Type: "Generic"}},
+			webrcon.Frame{Message: "no players online", Identifier: 9007199254740993, Type: "Generic"}},
 		{"failed command", websocket.MessageText, `{"Identifier":78,"Message":"kick nobody","Name":"WebRcon"}`,
-			webFrame{Message: `kick: no player named "nobody" is online`, Identifier: 78, Type: "Error"}},
+			webrcon.Frame{Message: `kick: no player named "nobody" is online`, Identifier: 78, Type: "Error"}},
 		{"not JSON", websocket.MessageText, `status`,
-			webFrame{Message: `bad request: want JSON {"Identifier": <int>, "Message": "<command>", "Name": "<client>"}`, Type: "Error"}},
+			webrcon.Frame{Message: `bad request: want JSON {"Identifier": <int>, "Message": "<command>", "Name": "<client>"}`, Type: "Error"}},
 		{"binary frame", websocket.MessageBinary, `{"Identifier":1,"Message":"status"}`,
-			webFrame{Message: "bad request: send text frames of JSON", Type: "Error"}},
+			webrcon.Frame{Message: "bad request: send text frames of JSON", Type: "Error"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

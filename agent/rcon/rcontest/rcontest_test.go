@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/corrosion/corrosion/agent/rcon/rcontest"
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
 
 type rawPacket struct {
@@ -122,12 +123,12 @@ func TestWebServer_AuthAndNoise(t *testing.T) {
 		opts     rcontest.WebOptions
 		path     string
 		wantHTTP int // 0: upgrade expected
-		want     []rcontest.WebFrame
+		want     []webrcon.Frame
 	}{
 		{"bad password gets 401", rcontest.WebOptions{Password: "pw"}, "/no", http.StatusUnauthorized, nil},
 		{"bad password closed", rcontest.WebOptions{Password: "pw", RejectByClose: true}, "/no", 0, nil},
-		{"reply", rcontest.WebOptions{Password: "pw"}, "/pw", 0, []rcontest.WebFrame{{Message: "out", Identifier: 1001, Type: "Generic"}}},
-		{"noise then reply", rcontest.WebOptions{Password: "pw", Noise: true}, "/pw", 0, []rcontest.WebFrame{
+		{"reply", rcontest.WebOptions{Password: "pw"}, "/pw", 0, []webrcon.Frame{{Message: "out", Identifier: 1001, Type: "Generic"}}},
+		{"noise then reply", rcontest.WebOptions{Password: "pw", Noise: true}, "/pw", 0, []webrcon.Frame{
 			{Identifier: -1, Type: "Chat"}, {Identifier: 0, Type: "Generic"},
 			{Message: "[rcon] 127.0.0.1:50000: cmd", Identifier: 1001, Type: "Generic"},
 			{Message: "out", Identifier: 1001, Type: "Generic"}}},
@@ -149,15 +150,15 @@ func TestWebServer_AuthAndNoise(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ws.CloseNow()
-			req, _ := json.Marshal(rcontest.WebRequest{Identifier: 1001, Message: "cmd", Name: "WebRcon"})
+			req, _ := json.Marshal(webrcon.Request{Identifier: 1001, Message: "cmd", Name: "WebRcon"})
 			_ = ws.Write(ctx, websocket.MessageText, req)
-			var got []rcontest.WebFrame
+			var got []webrcon.Frame
 			for len(got) < len(tc.want)+1 {
 				_, data, err := ws.Read(ctx)
 				if err != nil {
 					break // closed (bad password), or nothing more
 				}
-				var f rcontest.WebFrame
+				var f webrcon.Frame
 				_ = json.Unmarshal(data, &f)
 				if f.Type == "Chat" || f.Identifier == 0 {
 					f.Message = "" // noise text is not part of the contract

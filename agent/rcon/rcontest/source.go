@@ -51,21 +51,19 @@ type SourceOptions struct {
 
 // SourceServer is a Source RCON server for tests.
 type SourceServer struct {
-	opts SourceOptions // immutable after NewSource
-	ln   net.Listener  // immutable after NewSource
-	wg   sync.WaitGroup
+	opts      SourceOptions      // immutable after NewSource
+	ln        net.Listener       // immutable after NewSource
+	conns     *connSet[net.Conn] // immutable after NewSource
+	serveDone chan struct{}      // closed when the accept loop has ended
 
-	stall     atomic.Bool  // commands are never answered
-	delay     atomic.Int64 // pause between the packets of a reply, in ns
-	closeMid  atomic.Bool  // the next replies are cut in half, then the connection closed
-	accepted  atomic.Int64 // connections accepted
-	closeOnce sync.Once
+	stall    atomic.Bool  // commands are never answered
+	delay    atomic.Int64 // pause between the packets of a reply, in ns
+	closeMid atomic.Bool  // the next replies are cut in half, then the connection closed
+	accepted atomic.Int64 // connections accepted
 
 	mu       sync.Mutex
-	conns    map[net.Conn]struct{} // guarded by mu
-	commands []string              // guarded by mu
-	ids      []int32               // guarded by mu
-	closed   bool                  // guarded by mu
+	commands []string // guarded by mu
+	ids      []int32  // guarded by mu
 }
 
 // NewSource starts a SourceServer on 127.0.0.1:0; tb's cleanup closes it.
@@ -78,8 +76,8 @@ func NewSource(tb testing.TB, opts SourceOptions) *SourceServer {
 	if err != nil {
 		tb.Fatalf("rcontest: listen: %v", err)
 	}
-	s := &SourceServer{opts: opts, ln: ln, conns: map[net.Conn]struct{}{}}
-	s.wg.Add(1)
+	s := &SourceServer{opts: opts, ln: ln, serveDone: make(chan struct{}),
+		conns: newConnSet(func(c net.Conn) { _ = c.Close() })}
 	go s.serve()
 	tb.Cleanup(s.Close)
 	return s
@@ -107,11 +105,7 @@ func (s *SourceServer) SetPacketDelay(d time.Duration) { s.delay.Store(int64(d))
 func (s *SourceServer) Accepted() int { return int(s.accepted.Load()) }
 
 // Open is the number of connections currently open.
-func (s *SourceServer) Open() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
+func (s *SourceServer) Open() int { return s.conns.count() }
 
 // Commands returns the commands executed so far, in order.
 func (s *SourceServer) Commands() []string {
@@ -130,42 +124,25 @@ func (s *SourceServer) RequestIDs() []int32 {
 
 // DropConnections closes every open client connection (the server keeps
 // listening), as a game server restart would.
-func (s *SourceServer) DropConnections() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		_ = c.Close()
-	}
-}
+func (s *SourceServer) DropConnections() { s.conns.dropAll() }
 
 // Close stops the server and closes every connection. Idempotent.
 func (s *SourceServer) Close() {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		_ = s.ln.Close()
-		s.DropConnections()
-		s.wg.Wait()
-	})
+	s.conns.shut(func() { _ = s.ln.Close() })
+	<-s.serveDone
 }
 
 func (s *SourceServer) serve() {
-	defer s.wg.Done()
+	defer close(s.serveDone)
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+		if !s.conns.add(c) {
 			_ = c.Close()
 			return
 		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
 		s.accepted.Add(1)
 		go s.handle(c)
 	}
@@ -182,13 +159,7 @@ type sourceSession struct {
 }
 
 func (s *SourceServer) handle(c net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		_ = c.Close()
-	}()
+	defer s.conns.done(c)
 	ss := &sourceSession{s: s, c: c, br: bufio.NewReader(c), bw: bufio.NewWriterSize(c, 64<<10)}
 	for {
 		p, err := readRequest(ss.br)

@@ -13,22 +13,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/corrosion/corrosion/internal/webrcon"
 )
-
-// WebRequest is a WebRCON command frame as the server received it.
-type WebRequest struct {
-	Identifier int64  `json:"Identifier"`
-	Message    string `json:"Message"`
-	Name       string `json:"Name"`
-}
-
-// WebFrame is a frame the server sends.
-type WebFrame struct {
-	Message    string `json:"Message"`
-	Identifier int64  `json:"Identifier"`
-	Type       string `json:"Type"`
-	Stacktrace string `json:"Stacktrace"`
-}
 
 // WebOptions configures a WebServer. The zero value is a quiet server with
 // password "" that answers every command with "".
@@ -59,16 +46,13 @@ type WebServer struct {
 	opts WebOptions   // immutable after NewWeb
 	ln   net.Listener // immutable after NewWeb
 	srv  *http.Server // immutable after NewWeb
-	wg   sync.WaitGroup
 
-	stall     atomic.Bool
-	accepted  atomic.Int64
-	closeOnce sync.Once
+	stall    atomic.Bool
+	accepted atomic.Int64
+	conns    *connSet[*websocket.Conn] // immutable after NewWeb
 
 	mu       sync.Mutex
-	conns    map[*websocket.Conn]struct{} // guarded by mu
-	requests []WebRequest                 // guarded by mu
-	closed   bool                         // guarded by mu
+	requests []webrcon.Request // guarded by mu
 }
 
 // NewWeb starts a WebServer on 127.0.0.1:0; tb's cleanup closes it.
@@ -78,7 +62,7 @@ func NewWeb(tb testing.TB, opts WebOptions) *WebServer {
 	if err != nil {
 		tb.Fatalf("rcontest: listen: %v", err)
 	}
-	s := &WebServer{opts: opts, ln: ln, conns: map[*websocket.Conn]struct{}{}}
+	s := &WebServer{opts: opts, ln: ln, conns: newConnSet(func(c *websocket.Conn) { _ = c.CloseNow() })}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	tb.Cleanup(s.Close)
@@ -99,48 +83,25 @@ func (s *WebServer) SetStall(on bool) { s.stall.Store(on) }
 func (s *WebServer) Accepted() int { return int(s.accepted.Load()) }
 
 // Requests returns the command frames received so far, in arrival order.
-func (s *WebServer) Requests() []WebRequest {
+func (s *WebServer) Requests() []webrcon.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]WebRequest(nil), s.requests...)
+	return append([]webrcon.Request(nil), s.requests...)
 }
 
 // Broadcast sends a log frame (identifier 0) to every connected client.
 func (s *WebServer) Broadcast(text string) {
-	for _, c := range s.snapshot() {
-		_ = writeFrame(c, WebFrame{Message: text, Identifier: 0, Type: "Generic"})
+	for _, c := range s.conns.snapshot() {
+		_ = writeFrame(c, webrcon.Frame{Message: text, Identifier: 0, Type: webrcon.TypeGeneric})
 	}
 }
 
 // DropConnections closes every client connection; the server keeps
 // listening.
-func (s *WebServer) DropConnections() {
-	for _, c := range s.snapshot() {
-		_ = c.CloseNow()
-	}
-}
+func (s *WebServer) DropConnections() { s.conns.dropAll() }
 
 // Close stops the server and closes every connection. Idempotent.
-func (s *WebServer) Close() {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		_ = s.srv.Close()
-		s.DropConnections()
-		s.wg.Wait()
-	})
-}
-
-func (s *WebServer) snapshot() []*websocket.Conn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*websocket.Conn, 0, len(s.conns))
-	for c := range s.conns {
-		out = append(out, c)
-	}
-	return out
-}
+func (s *WebServer) Close() { s.conns.shut(func() { _ = s.srv.Close() }) }
 
 func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.RedirectTo != "" {
@@ -166,31 +127,12 @@ func (s *WebServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(1 << 20)
-	if !s.track(c) {
+	if !s.conns.add(c) {
 		_ = c.CloseNow()
 		return
 	}
-	defer s.untrack(c)
+	defer s.conns.done(c)
 	s.readLoop(c)
-}
-
-func (s *WebServer) track(c *websocket.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	s.wg.Add(1)
-	return true
-}
-
-func (s *WebServer) untrack(c *websocket.Conn) {
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
-	_ = c.CloseNow()
-	s.wg.Done()
 }
 
 func (s *WebServer) readLoop(c *websocket.Conn) {
@@ -201,7 +143,7 @@ func (s *WebServer) readLoop(c *websocket.Conn) {
 		if err != nil {
 			return
 		}
-		var req WebRequest
+		var req webrcon.Request
 		if json.Unmarshal(data, &req) != nil {
 			continue
 		}
@@ -219,12 +161,12 @@ func (s *WebServer) readLoop(c *websocket.Conn) {
 	}
 }
 
-func (s *WebServer) answer(c *websocket.Conn, req WebRequest) {
+func (s *WebServer) answer(c *websocket.Conn, req webrcon.Request) {
 	if s.opts.Noise {
-		noise := []WebFrame{
-			{Message: `{"Channel":0,"Message":"hello","Username":"player"}`, Identifier: -1, Type: "Chat"},
-			{Message: "Saving 1234 entities", Identifier: 0, Type: "Generic"},
-			{Message: "[rcon] 127.0.0.1:50000: " + req.Message, Identifier: req.Identifier, Type: "Generic"},
+		noise := []webrcon.Frame{
+			{Message: `{"Channel":0,"Message":"hello","Username":"player"}`, Identifier: -1, Type: webrcon.TypeChat},
+			{Message: "Saving 1234 entities", Identifier: 0, Type: webrcon.TypeGeneric},
+			{Message: webrcon.EchoPrefix + "127.0.0.1:50000: " + req.Message, Identifier: req.Identifier, Type: webrcon.TypeGeneric},
 		}
 		for _, f := range noise {
 			if writeFrame(c, f) != nil {
@@ -236,10 +178,10 @@ func (s *WebServer) answer(c *websocket.Conn, req WebRequest) {
 	if s.opts.Handler != nil {
 		out = s.opts.Handler(req.Message)
 	}
-	_ = writeFrame(c, WebFrame{Message: out, Identifier: req.Identifier, Type: "Generic"})
+	_ = writeFrame(c, webrcon.Frame{Message: out, Identifier: req.Identifier, Type: webrcon.TypeGeneric})
 }
 
-func writeFrame(c *websocket.Conn, f WebFrame) error {
+func writeFrame(c *websocket.Conn, f webrcon.Frame) error {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err
