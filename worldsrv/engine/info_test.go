@@ -237,3 +237,151 @@ func TestNearby_RandomCrowdsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// nearbyCase is one of TestNearby_EdgeCases: players (pid, x, y) on the
+// test map, and the Nearby list, by pid, the player of is sent.
+type nearbyCase struct {
+	name    string
+	players [][3]int
+	of      int
+	want    []uint16
+}
+
+// The lists' edge cases, pinned by pid, and each player's list of every
+// case equal to the all-pairs reference: ties at a distance go by pid
+// whatever their direction, the tile's own occupants lead (the player
+// itself left out), the radius is 15 inclusive on each axis and on the
+// diagonal, the map's edges clip the square, the 255 cap cuts a ring
+// keeping its lowest pids, and in a pile of more than 256 on one tile the
+// players at the list's end and past it get the first 255 others.
+func TestNearby_EdgeCases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	// cap: pid 1 at (60, 60), 80 players on the ring at distance 1 and
+	// 240 on the ring at 2, their pids shuffled against their tiles.
+	capCase := nearbyCase{name: "cap", players: [][3]int{{1, 60, 60}}, of: 1}
+	pids := rng.Perm(320)
+	var ring1, ring2 []uint16
+	for dy := -2; dy <= 2; dy++ {
+		for dx := -2; dx <= 2; dx++ {
+			d := max(abs(dx), abs(dy))
+			for range []int{0, 10, 15}[d] {
+				pid := uint16(pids[0] + 2)
+				pids = pids[1:]
+				capCase.players = append(capCase.players, [3]int{int(pid), 60 + dx, 60 + dy})
+				if d == 1 {
+					ring1 = append(ring1, pid)
+				} else {
+					ring2 = append(ring2, pid)
+				}
+			}
+		}
+	}
+	slices.Sort(ring1)
+	slices.Sort(ring2)
+	capCase.want = append(ring1, ring2[:proto.MaxNearby-len(ring1)]...)
+	// pile: pids 1 to 300 on (70, 70), pid 301 next to them.
+	pile := [][3]int{{301, 71, 70}}
+	for pid := 1; pid <= 300; pid++ {
+		pile = append(pile, [3]int{pid, 70, 70})
+	}
+	pidRange := func(lo, hi int) (s []uint16) {
+		for pid := lo; pid <= hi; pid++ {
+			if pid != 0 {
+				s = append(s, uint16(pid))
+			}
+		}
+		return s
+	}
+	ties := [][3]int{{6, 50, 50}, {3, 50, 50}, {8, 50, 50}, {2, 51, 50}, {7, 50, 52}, {9, 53, 50},
+		{4, 47, 47}, {12, 48, 53}, {1, 66, 50}, {10, 65, 35}}
+	for _, tc := range []nearbyCase{
+		{"ties by pid", ties, 6, []uint16{3, 8, 2, 7, 4, 9, 12, 10}},
+		{"ties, a tile's first occupant", ties, 3, []uint16{6, 8, 2, 7, 4, 9, 12, 10}},
+		{"radius 15 inclusive", [][3]int{{1, 40, 40}, {2, 55, 40}, {3, 40, 25}, {4, 25, 55},
+			{5, 56, 40}, {6, 40, 56}, {7, 24, 24}}, 1, []uint16{2, 3, 4}},
+		{"the map's first corner", [][3]int{{5, 0, 0}, {1, 15, 15}, {2, 0, 15}, {3, 16, 0}, {4, 1, 1}},
+			5, []uint16{4, 1, 2}},
+		{"the map's last corner", [][3]int{{9, 127, 127}, {6, 127, 127}, {7, 112, 112}, {8, 127, 111}},
+			9, []uint16{6, 7}},
+		{"alone", [][3]int{{1, 10, 10}, {2, 100, 100}}, 1, nil},
+		capCase,
+		{"pile, its first", pile, 1, pidRange(2, 256)},
+		{"pile, the list's last", pile, 256, pidRange(1, 255)},
+		{"pile, past the list", pile, 257, pidRange(1, 255)},
+		{"pile, its last", pile, 300, pidRange(1, 255)},
+		{"next to a pile", pile, 301, pidRange(1, 255)},
+	} {
+		e := nearbyEngine(tc.players)
+		var got []uint16
+		for _, o := range listOf(t, e, e.players[tc.of]) {
+			got = append(got, o.PID)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: pid %d gets %v, want %v", tc.name, tc.of, got, tc.want)
+		}
+		for _, p := range e.players {
+			if p != nil && !slices.Equal(listOf(t, e, p), allPairs(e, p)) {
+				t.Errorf("%s: pid %d's list differs from the all-pairs one", tc.name, p.pid)
+			}
+		}
+	}
+}
+
+// nearbyEngine is an engine with players (pid, x, y) on the test map and
+// its info phase's lists built.
+func nearbyEngine(players [][3]int) *Engine {
+	m := testMap()
+	maxPID := 0
+	for _, p := range players {
+		maxPID = max(maxPID, p[0])
+	}
+	e := &Engine{world: m, tiles: newTileIndex(m.Width(), m.Height(), maxPID),
+		lists: newTileLists(maxPID, 2), players: make([]*player, maxPID+1)}
+	for _, p := range players {
+		e.players[p[0]] = &player{pid: uint16(p[0]), user37: uint64(1000 + p[0]),
+			pos: terrain.Point{X: uint16(p[1]), Y: uint16(p[2])}}
+	}
+	e.tiles.build(e.players)
+	l := &e.lists
+	l.begin(e.players, len(e.tiles.tiles))
+	l.share(len(e.tiles.tiles), func(w *listWorker, lo, hi int) { l.build(&e.tiles, w, lo, hi) })
+	return e
+}
+
+// A lone player gets no Nearby; two together get each other's once, and
+// nothing while neither moves; when one leaves, the other gets one empty
+// Nearby, and nothing after.
+func TestInfo_EmptyNearbySentOnce(t *testing.T) {
+	w := newWorld(t, Config{EtherOff: true, MaxPlayers: 10}, Deps{Accounts: noAccounts{}})
+	spawn := save{Pos: w.e.spawns[0]}.encode()
+	a := w.placeAt(0, spawn)
+	nearbys := func(c *client) (n []int) {
+		for _, m := range c.take() {
+			if nb, ok := m.(*proto.Nearby); ok {
+				n = append(n, len(nb.Players))
+			}
+		}
+		return n
+	}
+	for range 3 {
+		w.tick()
+	}
+	if got := nearbys(a.c); got != nil {
+		t.Fatalf("alone: Nearby frames of %v players", got)
+	}
+	b := w.placeAt(1, spawn)
+	for range 3 {
+		w.tick()
+	}
+	if got, got2 := nearbys(a.c), nearbys(b.c); !slices.Equal(got, []int{1}) || !slices.Equal(got2, []int{1}) {
+		t.Fatalf("together: Nearby frames of %v and %v players, want one of 1 each", got, got2)
+	}
+	b.c.c.Hangup()
+	w.tickUntil("the second player gone", func() bool { return len(w.e.byUser) == 1 })
+	for range 3 {
+		w.tick()
+	}
+	if got := nearbys(a.c); !slices.Equal(got, []int{0}) {
+		t.Fatalf("left alone: Nearby frames of %v players, want one empty", got)
+	}
+}
