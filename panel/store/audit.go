@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // RecordAudit writes one audit row. A zero At is the database's now; a
@@ -82,19 +84,15 @@ func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read audit: %w", err)
 	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
 		var e AuditEntry
 		var res string
-		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
-			&e.Instance, &e.Target, &res, &e.Detail); err != nil {
-			return nil, fmt.Errorf("read audit: %w", err)
-		}
+		err := r.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
+			&e.Instance, &e.Target, &res, &e.Detail)
 		e.Result = AuditResult(res)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		return e, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read audit: %w", err)
 	}
 	return out, nil

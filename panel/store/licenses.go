@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/corrosion/corrosion/agent/wire"
@@ -54,16 +55,8 @@ func (s *Store) Licenses(ctx context.Context) ([]License, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list licenses: %w", err)
 	}
-	defer rows.Close()
-	var out []License
-	for rows.Next() {
-		var l License
-		if err := rows.Scan(&l.ID, &l.Label, &l.Disabled, &l.CreatedAt); err != nil {
-			return nil, fmt.Errorf("list licenses: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[License])
+	if err != nil {
 		return nil, fmt.Errorf("list licenses: %w", err)
 	}
 	return out, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // SocialInstance is an instance that can hold an ether node: a sidecar
@@ -37,19 +39,15 @@ func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list social instances: %w", err)
 	}
-	defer rows.Close()
-	var out []SocialInstance
-	for rows.Next() {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SocialInstance, error) {
 		var si SocialInstance
-		if err := rows.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt); err != nil {
-			return nil, fmt.Errorf("list social instances: %w", err)
-		}
+		err := r.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt)
 		if si.StoppedBy == "" {
 			si.StoppedAt = time.Time{}
 		}
-		out = append(out, si)
-	}
-	if err := rows.Err(); err != nil {
+		return si, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list social instances: %w", err)
 	}
 	return out, nil

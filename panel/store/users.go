@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,24 +52,23 @@ func (s *Store) CreateUser(ctx context.Context, name, passwordHash, role string)
 
 // UserByName returns an operator with their grants, or ErrNotFound.
 func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE u.name = $1`, name))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("user %q: %w", name, ErrNotFound)
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("user %q: %w", name, err)
-	}
-	return u, nil
+	return s.userWhere(ctx, strconv.Quote(name), "u.name", name)
 }
 
 // UserByID returns an operator with their grants, or ErrNotFound.
 func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE u.id = $1`, id))
+	return s.userWhere(ctx, strconv.FormatInt(id, 10), "u.id", id)
+}
+
+// userWhere reads the one operator whose column col is key, or
+// ErrNotFound; who names them in the error.
+func (s *Store) userWhere(ctx context.Context, who, col string, key any) (User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE `+col+` = $1`, key))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("user %d: %w", id, ErrNotFound)
+		err = ErrNotFound
 	}
 	if err != nil {
-		return User{}, fmt.Errorf("user %d: %w", id, err)
+		return User{}, fmt.Errorf("user %s: %w", who, err)
 	}
 	return u, nil
 }
