@@ -18,7 +18,7 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}

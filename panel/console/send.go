@@ -17,7 +17,7 @@ const MaxLineBytes = 4086
 
 // page serves the console tab.
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (f *Feature) relayLine(r *http.Request, field, fn string, reply any) (strin
 	}
 	ctx, cancel := contextWithTimeout(r, sendTimeout)
 	defer cancel()
-	if err := f.agent.Instance(ctx, license, instance, fn, map[string]string{"command": line}, reply); err != nil {
+	if err := f.Agent.Instance(ctx, license, instance, fn, map[string]string{"command": line}, reply); err != nil {
 		return "", agentError(err)
 	}
 	return line, nil

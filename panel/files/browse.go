@@ -34,7 +34,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ListReply
-	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
+	err = f.Agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
 	switch {
 	case agentCode(err) == files.CodeNotADirectory && dir != "":
 		http.Redirect(w, r, viewURL(license, instance, dir), http.StatusSeeOther)
@@ -111,7 +111,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil
 	}
-	head, err := f.head.Head(r.Context(), p, license, instance)
+	head, err := f.Head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}

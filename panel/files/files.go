@@ -8,11 +8,8 @@ package files
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/agent/wire"
@@ -23,30 +20,13 @@ import (
 	"github.com/corrosion/corrosion/web/ui"
 )
 
-// Deps are what the files feature needs.
-type Deps struct {
-	NATS   *nats.Conn
-	Head   server.HeadFunc // nil: a header with the ids only
-	Logger *slog.Logger
-}
-
 // Feature serves the file manager tab and its operations.
-type Feature struct {
-	nc    *nats.Conn      // immutable after New
-	agent *agentc.Client  // immutable after New
-	head  server.HeadFunc // immutable after New
-	log   *slog.Logger    // immutable after New
-}
+type Feature struct{ server.Tab }
 
 var _ httpx.Feature = (*Feature)(nil)
 
 // New returns the feature.
-func New(d Deps) *Feature {
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	return &Feature{nc: d.NATS, agent: agentc.New(d.NATS), head: d.Head, log: d.Logger.With("component", "files")}
-}
+func New(d server.TabDeps) *Feature { return &Feature{Tab: d.Tab("files")} }
 
 const base = "/hosts/{license}/instances/{instance}/files"
 
@@ -70,7 +50,7 @@ func (f *Feature) Routes() []httpx.Route {
 // call runs an fm_* func, its error put in words (the agent's error stays
 // its cause: agentCode reads its code).
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
-	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
+	if err := f.Agent.Files(ctx, license, instance, fn, args, reply); err != nil {
 		status, msg := agentc.Describe(err)
 		return httpx.Wrap(status, msg, err)
 	}
