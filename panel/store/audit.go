@@ -80,22 +80,16 @@ func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) 
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += fmt.Sprintf(" ORDER BY id DESC LIMIT %d", limit)
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
-		var e AuditEntry
-		var res string
-		err := r.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
-			&e.Instance, &e.Target, &res, &e.Detail)
-		e.Result = AuditResult(res)
-		return e, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "read audit", scanAuditEntry, q, args...)
+}
+
+func scanAuditEntry(r pgx.CollectableRow) (AuditEntry, error) {
+	var e AuditEntry
+	var res string
+	err := r.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
+		&e.Instance, &e.Target, &res, &e.Detail)
+	e.Result = AuditResult(res)
+	return e, err
 }
 
 // auditWhere builds the conditions of f, with numbered arguments.

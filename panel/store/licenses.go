@@ -51,15 +51,8 @@ func (s *Store) CreateLicense(ctx context.Context, id, label string) error {
 
 // Licenses returns every license, ordered by id.
 func (s *Store) Licenses(ctx context.Context) ([]License, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, label, disabled, created_at FROM panel_licenses ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list licenses: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[License])
-	if err != nil {
-		return nil, fmt.Errorf("list licenses: %w", err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "list licenses", pgx.RowToStructByPos[License],
+		`SELECT id, label, disabled, created_at FROM panel_licenses ORDER BY id`)
 }
 
 // LicenseState is whether a license is in use or disabled.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,7 +27,7 @@ type SocialInstance struct {
 // node-to-instance mapping, each with who stopped it when the audit log
 // says so.
 func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state,
+	return queryRows(ctx, s.pool, "list social instances", scanSocialInstance, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state,
 			COALESCE(a.user_name, ''), COALESCE(a.at, 'epoch'::timestamptz)
 		FROM panel_instances i JOIN panel_licenses l ON l.id = i.license_id
 		LEFT JOIN LATERAL (SELECT target, user_name, at FROM panel_audit
@@ -36,19 +35,13 @@ func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
 			ORDER BY id DESC LIMIT 1) a ON a.target = 'stop'
 		WHERE i.game IN ('ether', 'worldsrv') AND NOT l.disabled
 		ORDER BY i.license_id, i.instance_id`)
-	if err != nil {
-		return nil, fmt.Errorf("list social instances: %w", err)
+}
+
+func scanSocialInstance(r pgx.CollectableRow) (SocialInstance, error) {
+	var si SocialInstance
+	err := r.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt)
+	if si.StoppedBy == "" {
+		si.StoppedAt = time.Time{}
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SocialInstance, error) {
-		var si SocialInstance
-		err := r.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt)
-		if si.StoppedBy == "" {
-			si.StoppedAt = time.Time{}
-		}
-		return si, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list social instances: %w", err)
-	}
-	return out, nil
+	return si, err
 }

@@ -75,15 +75,8 @@ func (s *Store) userWhere(ctx context.Context, who, col string, key any) (User, 
 
 // Users lists every operator by name, with their grants.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+userCols+` FROM panel_users u ORDER BY u.name`)
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	users, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) { return scanUser(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	return users, nil
+	return queryRows(ctx, s.pool, "list users", func(r pgx.CollectableRow) (User, error) { return scanUser(r) },
+		`SELECT `+userCols+` FROM panel_users u ORDER BY u.name`)
 }
 
 // UserCount is the number of operators (0 on a fresh panel).
@@ -155,15 +148,8 @@ func (s *Store) inUserTx(ctx context.Context, userID int64, what, sql string, ar
 
 // Grants returns the licenses granted to an operator, sorted.
 func (s *Store) Grants(ctx context.Context, userID int64) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT license_id FROM panel_grants WHERE user_id = $1 ORDER BY license_id`, userID)
-	if err != nil {
-		return nil, fmt.Errorf("grants of %d: %w", userID, err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("grants of %d: %w", userID, err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "grants of "+strconv.FormatInt(userID, 10), pgx.RowTo[string],
+		`SELECT license_id FROM panel_grants WHERE user_id = $1 ORDER BY license_id`, userID)
 }
 
 // SetGrants replaces an operator's grants with exactly licenses. An
