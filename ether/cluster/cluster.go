@@ -37,7 +37,6 @@ type Config struct {
 	LockReplicas   int           // login-lock bucket replicas (1–5); 0: the NATS cluster's size up to 3
 }
 
-
 // ErrConfig: an invalid Config; the message names the field.
 var ErrConfig = errors.New("cluster: invalid config")
 
