@@ -20,8 +20,8 @@ import (
 
 // Feature serves the console and RCON tabs.
 type Feature struct {
-	server.Tab
-	hub *Hub // immutable after New
+	server.Tab      // immutable after New
+	hub        *Hub // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)

@@ -21,7 +21,9 @@ import (
 )
 
 // Feature serves the file manager tab and its operations.
-type Feature struct{ server.Tab }
+type Feature struct {
+	server.Tab // immutable after New
+}
 
 var _ httpx.Feature = (*Feature)(nil)
 
