@@ -11,11 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
-	"github.com/corrosion/corrosion/web/ui"
 )
 
 // Feature serves the console and RCON tabs.
@@ -55,11 +52,3 @@ func (f *Feature) Routes() []httpx.Route {
 		{Pattern: "POST " + base + "/rcon", Need: httpx.Act, Audit: "instance.rcon", Handler: f.rcon},
 	}
 }
-
-// agentError is an agent request's error in words for the operator.
-func agentError(err error) error {
-	status, msg := agentc.Describe(err)
-	return httpx.Wrap(status, msg, err)
-}
-
-func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }

@@ -25,7 +25,7 @@ func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Pri
 	license, instance := head.License, head.Instance
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
 		CanSend: p.CanAct(license), Why: server.WhyNot(p, license), Entries: entries, NoRCON: noRCON(f.consoles(r, license, instance))}
-	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
+	return server.Render(w, r, http.StatusOK, ui.RCONPage(server.InstancePage(p, instance+" RCON"), v))
 }
 
 // rcon serves POST …/rcon: one command (form field "command") through the

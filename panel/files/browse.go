@@ -56,7 +56,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	default:
 		v.Entries = entries(dir, rep.Entries)
 	}
-	return server.Render(w, r, http.StatusOK, ui.FilesPage(page(p, instance+" files"), v))
+	return server.Render(w, r, http.StatusOK, ui.FilesPage(server.InstancePage(p, instance+" files"), v))
 }
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
@@ -123,7 +123,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	} else if err := f.readText(ctx, license, instance, fp, &v); err != nil {
 		return err
 	}
-	return server.Render(w, r, http.StatusOK, ui.FileEditPage(page(p, st.Name), v))
+	return server.Render(w, r, http.StatusOK, ui.FileEditPage(server.InstancePage(p, st.Name), v))
 }
 
 // readText fills the editor from the file, or marks it binary.

@@ -14,7 +14,6 @@ import (
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
@@ -53,8 +52,7 @@ func (f *Feature) Routes() []httpx.Route {
 // its cause: agentCode reads its code).
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
 	if err := f.Agent.Files(ctx, license, instance, fn, args, reply); err != nil {
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
+		return server.AgentError(err)
 	}
 	return nil
 }
@@ -100,8 +98,6 @@ func redirect(w http.ResponseWriter, r *http.Request, target string) {
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
-
-func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
 
 // postedTarget reads the request's instance and the path a form posts in
 // field (what: the operation, for messages).

@@ -6,6 +6,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/panel/agentc"
+	"github.com/corrosion/corrosion/panel/auth"
+	"github.com/corrosion/corrosion/panel/httpx"
+	"github.com/corrosion/corrosion/web/ui"
 )
 
 // TabDeps are what a feature serving a tab of the instance page that talks
@@ -34,3 +37,15 @@ func (d TabDeps) Tab(component string) Tab {
 	}
 	return Tab{NC: d.NATS, Agent: agentc.New(d.NATS), Head: d.Head, Log: log.With("component", component)}
 }
+
+// AgentError is the error of a request to an agent as the operator reads
+// it: an httpx.Error with agentc.Describe's status and words, the agent's
+// error kept as its cause (errors.As still finds its code).
+func AgentError(err error) error {
+	status, msg := agentc.Describe(err)
+	return httpx.Wrap(status, msg, err)
+}
+
+// InstancePage is the frame of a page of one instance (its overview and
+// every tab) for p: under the fleet in the navigation.
+func InstancePage(p *auth.Principal, title string) ui.Page { return PageFor(p, title, ui.NavFleet) }
