@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -38,8 +37,6 @@ type Config struct {
 	LockReplicas   int           // login-lock bucket replicas (1–5); 0: the NATS cluster's size up to 3
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 // ErrConfig: an invalid Config; the message names the field.
 var ErrConfig = errors.New("cluster: invalid config")
 
@@ -50,7 +47,7 @@ func (c Config) Validate() error {
 	switch {
 	case len(c.URLs) == 0:
 		return fmt.Errorf("%w: no NATS URLs", ErrConfig)
-	case !nameRE.MatchString(c.Name):
+	case !health.ClusterName.MatchString(c.Name):
 		return fmt.Errorf("%w: cluster name %q must be 1-64 of [A-Za-z0-9_-]", ErrConfig, c.Name)
 	case c.NodeID == 0:
 		return fmt.Errorf("%w: node id must be 1-255", ErrConfig)

@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/corrosion/corrosion/ether/health"
 )
 
 // Heartbeat is the JSON a node publishes on {cluster}.node.{id}.heartbeat
@@ -112,19 +116,52 @@ func (l *liveness) expire(now time.Time) {
 	}
 }
 
-func nodeOf(subject string) (uint8, bool) {
+// DownWildcard matches the clean-stop beacon of every node of every cluster.
+const DownWildcard = "*.node.*.down"
+
+// ErrNotBeacon is returned for a subject that is not {cluster}.node.{node}.down
+// (or .heartbeat), or a beacon that does not say what it must.
+var ErrNotBeacon = errors.New("not a node beacon")
+
+// parseNodeSubject splits {cluster}.node.{node}.{kind}; node is 1-255,
+// written without leading zeros.
+func parseNodeSubject(subject, kind string) (cluster string, node uint8, err error) {
 	parts := strings.Split(subject, ".")
-	if len(parts) < 3 {
-		return 0, false
+	if len(parts) != 4 || parts[1] != "node" || parts[3] != kind || !health.ClusterName.MatchString(parts[0]) {
+		return "", 0, fmt.Errorf("%w: %q", ErrNotBeacon, subject)
 	}
-	n, err := strconv.ParseUint(parts[len(parts)-2], 10, 8)
-	return uint8(n), err == nil && n > 0
+	n, err := strconv.ParseUint(parts[2], 10, 8)
+	if err != nil || n == 0 || strconv.FormatUint(n, 10) != parts[2] {
+		return "", 0, fmt.Errorf("%w: %q: node must be 1-255", ErrNotBeacon, subject)
+	}
+	return parts[0], uint8(n), nil
+}
+
+// DecodeDown decodes and checks the clean-stop beacon received on subject
+// ({cluster}.node.{node}.down): its JSON's node must be the subject's and
+// leaving set. The peers of the node and the panel read it with this one
+// decoder.
+func DecodeDown(subject string, data []byte) (cluster string, hb Heartbeat, err error) {
+	cluster, node, err := parseNodeSubject(subject, "down")
+	if err != nil {
+		return "", Heartbeat{}, err
+	}
+	if len(data) > health.MaxBytes {
+		return "", Heartbeat{}, fmt.Errorf("down beacon on %s: too long", subject)
+	}
+	if err := json.Unmarshal(data, &hb); err != nil {
+		return "", Heartbeat{}, fmt.Errorf("down beacon on %s: %w", subject, err)
+	}
+	if hb.Node != node || !hb.Leaving {
+		return "", Heartbeat{}, fmt.Errorf("%w: down beacon on %s: node %d, leaving %v", ErrNotBeacon, subject, hb.Node, hb.Leaving)
+	}
+	return cluster, hb, nil
 }
 
 func (l *liveness) onHeartbeat(msg *nats.Msg) {
-	id, ok := nodeOf(msg.Subject)
+	_, id, err := parseNodeSubject(msg.Subject, "heartbeat")
 	var hb Heartbeat
-	if !ok || json.Unmarshal(msg.Data, &hb) != nil || hb.Node != id || hb.Instance == "" {
+	if err != nil || json.Unmarshal(msg.Data, &hb) != nil || hb.Node != id || hb.Instance == "" {
 		return
 	}
 	l.mu.Lock()
@@ -153,9 +190,9 @@ func (l *liveness) onHeartbeat(msg *nats.Msg) {
 }
 
 func (l *liveness) onGoodbye(msg *nats.Msg) {
-	id, ok := nodeOf(msg.Subject)
-	var hb Heartbeat
-	if !ok || json.Unmarshal(msg.Data, &hb) != nil || id == l.m.cfg.NodeID {
+	_, hb, err := DecodeDown(msg.Subject, msg.Data)
+	id := hb.Node
+	if err != nil || id == l.m.cfg.NodeID {
 		return
 	}
 	l.mu.Lock()

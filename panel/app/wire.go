@@ -114,14 +114,14 @@ func buildFeatures(g *rungroup.Group, p parts, sessions *auth.Sessions) ([]httpx
 	head := func(ctx context.Context, pr *auth.Principal, license, instance string) (ui.InstanceHead, error) {
 		return fleetui.Head(ctx, p.store, license, instance, pr)
 	}
-	cons := console.New(console.Deps{NATS: p.nc, Head: head, Logger: p.log})
+	cons := console.New(server.TabDeps{NATS: p.nc, Head: head, Logger: p.log})
 	if err := cons.RegisterMetrics(p.reg); err != nil {
 		return nil, err
 	}
 	return []httpx.Feature{
 		fleetui.New(fleetui.Deps{Store: p.store, Agents: agentc.New(p.nc), Live: live, Worlds: collector, Logger: p.log}),
 		cons,
-		files.New(files.Deps{NATS: p.nc, Head: head, Logger: p.log}),
+		files.New(server.TabDeps{NATS: p.nc, Head: head, Logger: p.log}),
 		social.New(social.Deps{Store: p.store, Collector: collector, Logger: p.log}),
 		admin.New(admin.Deps{Store: p.store, Hasher: sessions.Hasher(), Logger: p.log}),
 	}, nil

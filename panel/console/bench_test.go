@@ -25,6 +25,7 @@ import (
 	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // The fan-out scenario: one instance printing fanRate lines/s, published
@@ -85,7 +86,7 @@ func fanBaseline(b *testing.B) map[string]float64 {
 func fanPanel(b *testing.B) map[string]float64 {
 	var feat atomic.Pointer[console.Feature]
 	p := paneltest.Start(b, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		f := console.New(console.Deps{NATS: d.NC, Logger: d.Logger})
+		f := console.New(server.TabDeps{NATS: d.NC, Logger: d.Logger})
 		feat.Store(f)
 		return []httpx.Feature{f}
 	}})

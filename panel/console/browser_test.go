@@ -20,6 +20,7 @@ import (
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
 )
 
@@ -40,7 +41,7 @@ func fullPanel(t *testing.T) *paneltest.Panel {
 		}
 		return []httpx.Feature{
 			fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: live, Logger: d.Logger}),
-			console.New(console.Deps{NATS: d.NC, Head: head, Logger: d.Logger}),
+			console.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger}),
 		}
 	}})
 }

@@ -8,41 +8,24 @@ package console
 
 import (
 	"fmt"
-	"log/slog"
 
-	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
-	"github.com/corrosion/corrosion/web/ui"
 )
-
-// Deps are what the console feature needs.
-type Deps struct {
-	NATS   *nats.Conn
-	Head   server.HeadFunc // nil: a header with the ids only
-	Logger *slog.Logger
-}
 
 // Feature serves the console and RCON tabs.
 type Feature struct {
-	hub   *Hub            // immutable after New
-	agent *agentc.Client  // immutable after New
-	head  server.HeadFunc // immutable after New
-	log   *slog.Logger    // immutable after New
+	server.Tab      // immutable after New
+	hub        *Hub // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)
 
 // New returns the feature with its own hub on the connection.
-func New(d Deps) *Feature {
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	return &Feature{hub: NewHub(d.NATS, d.Logger), agent: agentc.New(d.NATS), head: d.Head, log: d.Logger}
+func New(d server.TabDeps) *Feature {
+	return &Feature{Tab: d.Tab("console"), hub: NewHub(d.NATS, d.Logger)}
 }
 
 // RegisterMetrics exposes the console's figures on reg: open streams,
@@ -69,11 +52,3 @@ func (f *Feature) Routes() []httpx.Route {
 		{Pattern: "POST " + base + "/rcon", Need: httpx.Act, Audit: "instance.rcon", Handler: f.rcon},
 	}
 }
-
-// agentError is an agent request's error in words for the operator.
-func agentError(err error) error {
-	status, msg := agentc.Describe(err)
-	return httpx.Wrap(status, msg, err)
-}
-
-func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }

@@ -18,7 +18,7 @@ func (f *Feature) consoles(r *http.Request, license, instance string) wire.Conso
 	ctx, cancel := contextWithTimeout(r, consolesTimeout)
 	defer cancel()
 	var st wire.InstanceStatus
-	if err := f.agent.Instance(ctx, license, instance, "status", nil, &st); err != nil {
+	if err := f.Agent.Instance(ctx, license, instance, wire.FuncStatus, nil, &st); err != nil {
 		return wire.Consoles{}
 	}
 	return st.Consoles

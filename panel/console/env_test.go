@@ -15,6 +15,7 @@ import (
 	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 const (
@@ -40,7 +41,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{}
 	e.p = paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		f := console.New(console.Deps{NATS: d.NC, Logger: d.Logger})
+		f := console.New(server.TabDeps{NATS: d.NC, Logger: d.Logger})
 		if err := f.RegisterMetrics(d.Registry); err != nil {
 			t.Fatal(err)
 		}

@@ -18,14 +18,14 @@ func (f *Feature) rconPage(w http.ResponseWriter, r *http.Request, p *auth.Princ
 }
 
 func (f *Feature) renderRCON(w http.ResponseWriter, r *http.Request, p *auth.Principal, entries []ui.RCONEntry) error {
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}
 	license, instance := head.License, head.Instance
 	v := ui.RCONView{Head: head, PostURL: ui.InstanceURL(license, instance) + "/rcon",
 		CanSend: p.CanAct(license), Why: server.WhyNot(p, license), Entries: entries, NoRCON: noRCON(f.consoles(r, license, instance))}
-	return server.Render(w, r, http.StatusOK, ui.RCONPage(page(p, instance+" RCON"), v))
+	return server.Render(w, r, http.StatusOK, ui.RCONPage(server.InstancePage(p, instance+" RCON"), v))
 }
 
 // rcon serves POST …/rcon: one command (form field "command") through the

@@ -17,7 +17,7 @@ const MaxLineBytes = 4086
 
 // page serves the console tab.
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	url := ui.InstanceURL(license, instance) + "/console"
 	v := ui.ConsoleView{Head: head, StreamURL: url + "/stream", SendURL: url + "/send", CanSend: p.CanAct(license), Why: server.WhyNot(p, license),
 		NoInput: noInput(f.consoles(r, license, instance))}
-	return server.Render(w, r, http.StatusOK, ui.ConsolePage(page(p, instance+" console"), v))
+	return server.Render(w, r, http.StatusOK, ui.ConsolePage(server.InstancePage(p, instance+" console"), v))
 }
 
 // send serves POST …/console/send: one line (form field "line") to the
@@ -73,8 +73,8 @@ func (f *Feature) relayLine(r *http.Request, field, fn string, reply any) (strin
 	}
 	ctx, cancel := contextWithTimeout(r, sendTimeout)
 	defer cancel()
-	if err := f.agent.Instance(ctx, license, instance, fn, map[string]string{"command": line}, reply); err != nil {
-		return "", agentError(err)
+	if err := f.Agent.Instance(ctx, license, instance, fn, map[string]string{"command": line}, reply); err != nil {
+		return "", server.AgentError(err)
 	}
 	return line, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // A console stream lives no longer than what it was opened for: its
@@ -33,7 +34,7 @@ type sessionEnv struct {
 func newSessionEnv(t *testing.T) *sessionEnv {
 	t.Helper()
 	p := paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		return []httpx.Feature{console.New(console.Deps{NATS: d.NC, Logger: d.Logger})}
+		return []httpx.Feature{console.New(server.TabDeps{NATS: d.NC, Logger: d.Logger})}
 	}})
 	p.AddLicense(t, licA)
 	pw := p.AddUser(t, "olga", auth.RoleOperator, licA)

@@ -17,6 +17,7 @@ import (
 	"github.com/corrosion/corrosion/panel/console"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 // A browser that stops reading falls behind: its stream drops the oldest
@@ -25,7 +26,7 @@ import (
 func TestConsole_SlowBrowserIsToldWhatItMissed(t *testing.T) {
 	var feat atomic.Pointer[console.Feature]
 	p := paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		f := console.New(console.Deps{NATS: d.NC, Logger: d.Logger})
+		f := console.New(server.TabDeps{NATS: d.NC, Logger: d.Logger})
 		feat.Store(f)
 		return []httpx.Feature{f}
 	}})

@@ -75,7 +75,7 @@ func (f *Feature) sendBacklog(ctx context.Context, sw *sseWriter, wt *Watcher, l
 	bctx, cancel := context.WithTimeout(ctx, backlogTimeout)
 	defer cancel()
 	var logs wire.LogsReply
-	err := f.agent.Instance(bctx, license, instance, wire.FuncLogs, map[string]int{"lines": BacklogLines}, &logs)
+	err := f.Agent.Instance(bctx, license, instance, wire.FuncLogs, map[string]int{"lines": BacklogLines}, &logs)
 	if err != nil {
 		_, msg := agentc.Describe(err)
 		if werr := sw.event(EventBacklog, linesEvent{Lines: []line{}}); werr != nil {

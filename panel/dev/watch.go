@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/worldsrv/httpapi"
 )
 
 // worldsUpBudget is how long the banner's follow-up line waits for the
@@ -44,7 +46,7 @@ func watchWorlds(ctx context.Context, worlds []world, out io.Writer) {
 
 func allUp(ctx context.Context, client *http.Client, worlds []world) bool {
 	for _, w := range worlds {
-		if ether, err := WorldEther(ctx, client, w.httpPort); err != nil || ether != "up" {
+		if ether, err := WorldEther(ctx, client, w.httpPort); err != nil || ether != httpapi.EtherUp {
 			return false
 		}
 	}
@@ -52,8 +54,9 @@ func allUp(ctx context.Context, client *http.Client, worlds []world) bool {
 }
 
 // WorldEther returns the "ether" field of the world's /status on
-// 127.0.0.1:port (the sidecar link state: "up" when linked).
-func WorldEther(ctx context.Context, client *http.Client, port int) (string, error) {
+// 127.0.0.1:port (the sidecar link state: httpapi.EtherUp when linked),
+// read with the world's own type.
+func WorldEther(ctx context.Context, client *http.Client, port int) (httpapi.EtherState, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/status", port), nil)
 	if err != nil {
 		return "", err
@@ -63,9 +66,7 @@ func WorldEther(ctx context.Context, client *http.Client, port int) (string, err
 		return "", err
 	}
 	defer resp.Body.Close()
-	var st struct {
-		Ether string `json:"ether"`
-	}
+	var st httpapi.Status
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		return "", fmt.Errorf("world /status: %w", err)
 	}

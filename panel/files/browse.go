@@ -34,7 +34,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if err != nil {
 		return err
 	}
-	head, err := f.head.Frame(r, p)
+	head, err := f.Head.Frame(r, p)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	ctx, cancel := contextFor(r)
 	defer cancel()
 	var rep files.ListReply
-	err = f.agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
+	err = f.Agent.Files(ctx, license, instance, wire.FuncFMList, map[string]string{"path": dir}, &rep)
 	switch {
 	case agentCode(err) == files.CodeNotADirectory && dir != "":
 		http.Redirect(w, r, viewURL(license, instance, dir), http.StatusSeeOther)
@@ -56,7 +56,7 @@ func (f *Feature) list(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	default:
 		v.Entries = entries(dir, rep.Entries)
 	}
-	return server.Render(w, r, http.StatusOK, ui.FilesPage(page(p, instance+" files"), v))
+	return server.Render(w, r, http.StatusOK, ui.FilesPage(server.InstancePage(p, instance+" files"), v))
 }
 
 func (f *Feature) filesView(p *auth.Principal, head ui.InstanceHead, license, instance, dir string) ui.FilesView {
@@ -111,7 +111,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 		http.Redirect(w, r, tabURL(license, instance, fp), http.StatusSeeOther)
 		return nil
 	}
-	head, err := f.head.Head(r.Context(), p, license, instance)
+	head, err := f.Head.Head(r.Context(), p, license, instance)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (f *Feature) view(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	} else if err := f.readText(ctx, license, instance, fp, &v); err != nil {
 		return err
 	}
-	return server.Render(w, r, http.StatusOK, ui.FileEditPage(page(p, st.Name), v))
+	return server.Render(w, r, http.StatusOK, ui.FileEditPage(server.InstancePage(p, st.Name), v))
 }
 
 // readText fills the editor from the file, or marks it binary.

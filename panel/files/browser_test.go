@@ -17,6 +17,7 @@ import (
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
 )
 
@@ -37,7 +38,7 @@ func fullPanel(t *testing.T) *paneltest.Panel {
 		}
 		return []httpx.Feature{
 			fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: live, Logger: d.Logger}),
-			files.New(files.Deps{NATS: d.NC, Head: head, Logger: d.Logger}),
+			files.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger}),
 		}
 	}})
 }

@@ -65,7 +65,7 @@ func (f *Feature) stream(w http.ResponseWriter, r *http.Request, license, instan
 		}
 		next, err := f.chunk(r, license, instance, fp, off, chunkStart)
 		if err != nil {
-			f.log.Warn("download cut short", "path", fp, "offset", off, "err", err)
+			f.Log.Warn("download cut short", "path", fp, "offset", off, "err", err)
 			return
 		}
 		data = next

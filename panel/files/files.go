@@ -8,45 +8,26 @@ package files
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/panel/agentc"
-	"github.com/corrosion/corrosion/panel/auth"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/web/ui"
 )
 
-// Deps are what the files feature needs.
-type Deps struct {
-	NATS   *nats.Conn
-	Head   server.HeadFunc // nil: a header with the ids only
-	Logger *slog.Logger
-}
-
 // Feature serves the file manager tab and its operations.
 type Feature struct {
-	nc    *nats.Conn      // immutable after New
-	agent *agentc.Client  // immutable after New
-	head  server.HeadFunc // immutable after New
-	log   *slog.Logger    // immutable after New
+	server.Tab // immutable after New
 }
 
 var _ httpx.Feature = (*Feature)(nil)
 
 // New returns the feature.
-func New(d Deps) *Feature {
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	return &Feature{nc: d.NATS, agent: agentc.New(d.NATS), head: d.Head, log: d.Logger.With("component", "files")}
-}
+func New(d server.TabDeps) *Feature { return &Feature{Tab: d.Tab("files")} }
 
 const base = "/hosts/{license}/instances/{instance}/files"
 
@@ -70,9 +51,8 @@ func (f *Feature) Routes() []httpx.Route {
 // call runs an fm_* func, its error put in words (the agent's error stays
 // its cause: agentCode reads its code).
 func (f *Feature) call(ctx context.Context, license, instance, fn string, args, reply any) error {
-	if err := f.agent.Files(ctx, license, instance, fn, args, reply); err != nil {
-		status, msg := agentc.Describe(err)
-		return httpx.Wrap(status, msg, err)
+	if err := f.Agent.Files(ctx, license, instance, fn, args, reply); err != nil {
+		return server.AgentError(err)
 	}
 	return nil
 }
@@ -118,8 +98,6 @@ func redirect(w http.ResponseWriter, r *http.Request, target string) {
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
-
-func page(p *auth.Principal, title string) ui.Page { return server.PageFor(p, title, ui.NavFleet) }
 
 // postedTarget reads the request's instance and the path a form posts in
 // field (what: the operation, for messages).

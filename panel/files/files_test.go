@@ -19,6 +19,7 @@ import (
 	"github.com/corrosion/corrosion/panel/files"
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 )
 
 const (
@@ -39,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{}
 	e.p = paneltest.Start(t, paneltest.Options{Features: func(d paneltest.Deps) []httpx.Feature {
-		return []httpx.Feature{files.New(files.Deps{NATS: d.NC, Logger: d.Logger})}
+		return []httpx.Feature{files.New(server.TabDeps{NATS: d.NC, Logger: d.Logger})}
 	}})
 	e.p.AddLicense(t, licA)
 	e.p.AddLicense(t, licB)

@@ -39,7 +39,7 @@ func auditedContext(r *http.Request, target string) (context.Context, context.Ca
 func queryEscape(s string) string { return url.QueryEscape(s) }
 
 // uploadMax is the largest upload on this panel's NATS connection.
-func (f *Feature) uploadMax() int64 { return UploadMax(f.nc.MaxPayload()) }
+func (f *Feature) uploadMax() int64 { return UploadMax(f.NC.MaxPayload()) }
 
 // UploadMax is the largest file fm_save can carry in one NATS message of
 // maxPayload bytes (base64 takes 4 bytes per 3): 767 KiB with NATS's
@@ -58,7 +58,7 @@ func (f *Feature) save(w http.ResponseWriter, r *http.Request, p *auth.Principal
 	if r.PostFormValue("eol") != "crlf" { // browsers send a textarea's lines with CRLF
 		content = strings.ReplaceAll(content, "\r\n", "\n")
 	}
-	if enc, _ := json.Marshal(content); int64(len(enc)) > f.nc.MaxPayload()-requestOverhead {
+	if enc, _ := json.Marshal(content); int64(len(enc)) > f.NC.MaxPayload()-requestOverhead {
 		return httpx.Errorf(http.StatusRequestEntityTooLarge, "the text is too large to save through the panel (at most about %s)", ui.FileSize(f.uploadMax()))
 	}
 	ctx, cancel := contextFor(r)

@@ -181,7 +181,7 @@ func (f *Feature) instance(w http.ResponseWriter, r *http.Request, p *auth.Princ
 	}
 	o := ui.InstanceOverview{Head: head, Details: details(in, head.HostOnline, head.HostStale, now),
 		Timeline: timelineRows(evs), Since: now.UnixMilli()}
-	return server.Render(w, r, http.StatusOK, ui.InstanceOverviewPage(server.PageFor(p, id+" · "+head.HostName, ui.NavFleet), o))
+	return server.Render(w, r, http.StatusOK, ui.InstanceOverviewPage(server.InstancePage(p, id+" · "+head.HostName), o))
 }
 
 // Head is the instance frame's head for an instance tab (P3's console,

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/store"
@@ -90,14 +91,18 @@ func TestHostile_OtherLicenseActionsRefusedAndAudited(t *testing.T) {
 // TestHostile_DeniedFloodIsBounded: a script looping on a refused stream
 // URL cannot grow the audit log faster than the per-operator budget of
 // denied rows (30 at once, 30 a minute); the refusals themselves go on.
+// The budget refills while the flood runs (one row per 2 s), so a flood
+// slowed by a loaded machine may write one row more per 2 s it took.
 func TestHostile_DeniedFloodIsBounded(t *testing.T) {
 	e := start(t)
+	began := time.Now()
 	for i := range 200 {
 		if status, _ := e.Op.Get("/hosts/demo/instances/world1/console/stream"); status != http.StatusForbidden {
 			t.Fatalf("request %d = %d, want 403", i+1, status)
 		}
 	}
-	if n := len(e.audit(t, store.AuditFilter{Action: server.DeniedAction})); n < 1 || n > 30 {
-		t.Fatalf("200 refusals wrote %d denied rows, want 1 to 30", n)
+	budget := 30 + int(time.Since(began).Minutes()*30)
+	if n := len(e.audit(t, store.AuditFilter{Action: server.DeniedAction})); n < 1 || n > budget {
+		t.Fatalf("200 refusals wrote %d denied rows, want 1 to %d", n, budget)
 	}
 }

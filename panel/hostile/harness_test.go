@@ -16,6 +16,7 @@ import (
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
 	"github.com/corrosion/corrosion/web/ui"
@@ -69,14 +70,14 @@ func allFeatures(d paneltest.Deps) []httpx.Feature {
 	head := func(ctx context.Context, pr *auth.Principal, license, instance string) (ui.InstanceHead, error) {
 		return fleetui.Head(ctx, d.Store, license, instance, pr)
 	}
-	cons := console.New(console.Deps{NATS: d.NC, Head: head, Logger: d.Logger})
+	cons := console.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger})
 	if err := cons.RegisterMetrics(d.Registry); err != nil {
 		panic(err)
 	}
 	return []httpx.Feature{
 		fleetui.New(fleetui.Deps{Store: d.Store, Agents: agentc.New(d.NC), Live: live, Logger: d.Logger}),
 		cons,
-		files.New(files.Deps{NATS: d.NC, Head: head, Logger: d.Logger}),
+		files.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger}),
 		social.New(social.Deps{Store: d.Store, Collector: collector, Logger: d.Logger}),
 		admin.New(admin.Deps{Store: d.Store, Hasher: d.Sessions.Hasher(), Logger: d.Logger}),
 	}

@@ -13,32 +13,24 @@ const maxLogged = 1000
 
 func (in *Ingester) onHeartbeat(m *nats.Msg) {
 	r, err := DecodeHeartbeat(m.Subject, m.Data, time.Now())
-	if err != nil {
-		in.malformed(KindHeartbeat, err)
-		return
+	if in.decoded(KindHeartbeat, err) {
+		in.hold(r.License, func(p *pending) { p.addHeartbeat(r, 1) })
 	}
-	in.metrics.messages.WithLabelValues(string(KindHeartbeat)).Inc()
-	in.hold(r.License, func(p *pending) { p.addHeartbeat(r, 1) })
 }
 
 func (in *Ingester) onGoingOffline(m *nats.Msg) {
 	license, err := DecodeGoingOffline(m.Subject)
-	if err != nil {
-		in.malformed(KindGoingOffline, err)
-		return
+	if in.decoded(KindGoingOffline, err) {
+		now := time.Now()
+		in.hold(license, func(p *pending) { p.addBeacon(license, now, 1) })
 	}
-	in.metrics.messages.WithLabelValues(string(KindGoingOffline)).Inc()
-	now := time.Now()
-	in.hold(license, func(p *pending) { p.addBeacon(license, now, 1) })
 }
 
 func (in *Ingester) onStatus(m *nats.Msg) {
 	e, err := DecodeStatus(m.Subject, m.Data, time.Now())
-	if err != nil {
-		in.malformed(KindStatus, err)
+	if !in.decoded(KindStatus, err) {
 		return
 	}
-	in.metrics.messages.WithLabelValues(string(KindStatus)).Inc()
 	in.hold(e.License, func(p *pending) {
 		if n := p.addEvents([]store.Event{e}, 1); n > 0 {
 			in.metrics.dropped.WithLabelValues(dropPendingFull).Add(float64(n))
@@ -67,6 +59,17 @@ func (in *Ingester) hold(license string, add func(*pending)) {
 		default:
 		}
 	}
+}
+
+// decoded counts a message of kind once: as malformed when its decoder
+// failed with err (reporting false: drop it), else as taken.
+func (in *Ingester) decoded(kind Kind, err error) bool {
+	if err != nil {
+		in.malformed(kind, err)
+		return false
+	}
+	in.metrics.messages.WithLabelValues(string(kind)).Inc()
+	return true
 }
 
 // malformed counts a bad message, and logs the first of each kind.

@@ -2,12 +2,10 @@ package social
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/ether/cluster"
 	"github.com/corrosion/corrosion/ether/health"
 	"github.com/corrosion/corrosion/panel/liveness"
 )
@@ -23,7 +22,7 @@ import (
 // and clean-stop beacons ({cluster}.node.{node}.down, docs/ether.md).
 const (
 	HealthSubjects = health.Wildcard
-	DownSubjects   = "*.node.*.down"
+	DownSubjects   = cluster.DownWildcard
 )
 
 // Timing of the down rule.
@@ -179,37 +178,16 @@ func (st *nodeState) update(s health.Snapshot, now time.Time) {
 	st.snap, st.received, st.stoppedAt = s, now, time.Time{}
 }
 
-// downBeacon is the JSON of {cluster}.node.{node}.down.
-type downBeacon struct {
-	Node     int    `json:"node"`
-	Instance string `json:"instance"`
-	Leaving  bool   `json:"leaving"`
-}
-
 func (c *Collector) observeDown(subject string, data []byte, now time.Time) error {
-	parts := strings.Split(subject, ".")
-	if len(parts) != 4 || parts[1] != "node" || !health.ClusterName.MatchString(parts[0]) {
-		return fmt.Errorf("%w: %q", health.ErrNotHealth, subject)
-	}
-	node, err := strconv.Atoi(parts[2])
-	if err != nil || node < 1 || node > 255 {
-		return fmt.Errorf("%w: %q: node must be 1-255", health.ErrNotHealth, subject)
-	}
-	if len(data) > health.MaxBytes {
-		return fmt.Errorf("down beacon on %s: too long", subject)
-	}
-	var b downBeacon
-	if err := json.Unmarshal(data, &b); err != nil {
-		return fmt.Errorf("down beacon on %s: %w", subject, err)
-	}
-	if b.Node != node || !b.Leaving {
-		return fmt.Errorf("down beacon on %s: node %d, leaving %v", subject, b.Node, b.Leaving)
+	name, b, err := cluster.DecodeDown(subject, data)
+	if err != nil {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Only a node we know, and only its current process: a late beacon of
 	// a process already replaced must not mark the new one down.
-	if st, ok := c.nodes[nodeKey{parts[0], node}]; ok && st.snap.Instance == b.Instance {
+	if st, ok := c.nodes[nodeKey{name, int(b.Node)}]; ok && st.snap.Instance == b.Instance {
 		st.stoppedAt = now
 	}
 	return nil

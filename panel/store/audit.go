@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // RecordAudit writes one audit row. A zero At is the database's now; a
@@ -78,26 +80,16 @@ func (s *Store) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) 
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += fmt.Sprintf(" ORDER BY id DESC LIMIT %d", limit)
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
-		var e AuditEntry
-		var res string
-		if err := rows.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
-			&e.Instance, &e.Target, &res, &e.Detail); err != nil {
-			return nil, fmt.Errorf("read audit: %w", err)
-		}
-		e.Result = AuditResult(res)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read audit: %w", err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "read audit", scanAuditEntry, q, args...)
+}
+
+func scanAuditEntry(r pgx.CollectableRow) (AuditEntry, error) {
+	var e AuditEntry
+	var res string
+	err := r.Scan(&e.ID, &e.At, &e.UserID, &e.UserName, &e.RemoteAddr, &e.Action, &e.License,
+		&e.Instance, &e.Target, &res, &e.Detail)
+	e.Result = AuditResult(res)
+	return e, err
 }
 
 // auditWhere builds the conditions of f, with numbered arguments.

@@ -26,16 +26,8 @@ func scanInstance(row pgx.Row) (Instance, error) {
 // Instances lists a license's instances ordered by id (none for an
 // unknown license).
 func (s *Store) Instances(ctx context.Context, license string) ([]Instance, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+instanceColumns+` FROM panel_instances
-		WHERE license_id = $1 ORDER BY instance_id`, license)
-	if err != nil {
-		return nil, fmt.Errorf("list instances of %s: %w", license, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Instance, error) { return scanInstance(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list instances of %s: %w", license, err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "list instances of "+license, func(r pgx.CollectableRow) (Instance, error) { return scanInstance(r) },
+		`SELECT `+instanceColumns+` FROM panel_instances WHERE license_id = $1 ORDER BY instance_id`, license)
 }
 
 // Instance returns one instance's latest state; ErrNotFound when the

@@ -71,13 +71,10 @@ func (s *Store) Hosts(ctx context.Context, f HostFilter) ([]Host, error) {
 		AND ($2 = '' OR strpos(lower(l.id || ' ' || l.label || ' ' || coalesce(h.hostname, '') || ' ' ||
 			coalesce(h.agent_version, '')), lower($2)) > 0)
 		ORDER BY l.label, l.id`
-	rows, err := s.pool.Query(ctx, q, f.Licenses, strings.TrimSpace(f.Search))
+	hosts, err := queryRows(ctx, s.pool, "list hosts", func(r pgx.CollectableRow) (Host, error) { return scanHost(r) },
+		q, f.Licenses, strings.TrimSpace(f.Search))
 	if err != nil {
-		return nil, fmt.Errorf("list hosts: %w", err)
-	}
-	hosts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Host, error) { return scanHost(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list hosts: %w", err)
+		return nil, err
 	}
 	kept := hosts[:0]
 	for _, h := range hosts {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/corrosion/corrosion/agent/wire"
@@ -50,23 +51,8 @@ func (s *Store) CreateLicense(ctx context.Context, id, label string) error {
 
 // Licenses returns every license, ordered by id.
 func (s *Store) Licenses(ctx context.Context) ([]License, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, label, disabled, created_at FROM panel_licenses ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list licenses: %w", err)
-	}
-	defer rows.Close()
-	var out []License
-	for rows.Next() {
-		var l License
-		if err := rows.Scan(&l.ID, &l.Label, &l.Disabled, &l.CreatedAt); err != nil {
-			return nil, fmt.Errorf("list licenses: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list licenses: %w", err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "list licenses", pgx.RowToStructByPos[License],
+		`SELECT id, label, disabled, created_at FROM panel_licenses ORDER BY id`)
 }
 
 // LicenseState is whether a license is in use or disabled.

@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // SocialInstance is an instance that can hold an ether node: a sidecar
@@ -26,7 +27,7 @@ type SocialInstance struct {
 // node-to-instance mapping, each with who stopped it when the audit log
 // says so.
 func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state,
+	return queryRows(ctx, s.pool, "list social instances", scanSocialInstance, `SELECT i.license_id, i.instance_id, i.game, i.label, i.state,
 			COALESCE(a.user_name, ''), COALESCE(a.at, 'epoch'::timestamptz)
 		FROM panel_instances i JOIN panel_licenses l ON l.id = i.license_id
 		LEFT JOIN LATERAL (SELECT target, user_name, at FROM panel_audit
@@ -34,23 +35,13 @@ func (s *Store) SocialInstances(ctx context.Context) ([]SocialInstance, error) {
 			ORDER BY id DESC LIMIT 1) a ON a.target = 'stop'
 		WHERE i.game IN ('ether', 'worldsrv') AND NOT l.disabled
 		ORDER BY i.license_id, i.instance_id`)
-	if err != nil {
-		return nil, fmt.Errorf("list social instances: %w", err)
+}
+
+func scanSocialInstance(r pgx.CollectableRow) (SocialInstance, error) {
+	var si SocialInstance
+	err := r.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt)
+	if si.StoppedBy == "" {
+		si.StoppedAt = time.Time{}
 	}
-	defer rows.Close()
-	var out []SocialInstance
-	for rows.Next() {
-		var si SocialInstance
-		if err := rows.Scan(&si.License, &si.Instance, &si.Game, &si.Label, &si.State, &si.StoppedBy, &si.StoppedAt); err != nil {
-			return nil, fmt.Errorf("list social instances: %w", err)
-		}
-		if si.StoppedBy == "" {
-			si.StoppedAt = time.Time{}
-		}
-		out = append(out, si)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list social instances: %w", err)
-	}
-	return out, nil
+	return si, err
 }

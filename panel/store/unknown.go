@@ -11,17 +11,10 @@ import (
 // (enabled) panel licenses, most recently seen first. A license an admin
 // has since created and enabled is left out.
 func (s *Store) UnknownLicenses(ctx context.Context) ([]UnknownLicense, error) {
-	rows, err := s.pool.Query(ctx, `SELECT u.license_id, u.first_seen, u.last_seen, u.messages, u.hostname
+	return queryRows(ctx, s.pool, "list unknown licenses", pgx.RowToStructByPos[UnknownLicense],
+		`SELECT u.license_id, u.first_seen, u.last_seen, u.messages, u.hostname
 		FROM panel_unknown_licenses u LEFT JOIN panel_licenses l ON l.id = u.license_id
 		WHERE l.id IS NULL OR l.disabled ORDER BY u.last_seen DESC, u.license_id`)
-	if err != nil {
-		return nil, fmt.Errorf("list unknown licenses: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[UnknownLicense])
-	if err != nil {
-		return nil, fmt.Errorf("list unknown licenses: %w", err)
-	}
-	return out, nil
 }
 
 // KnownLicense reports whether id is an enabled panel license, whose

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,39 +52,31 @@ func (s *Store) CreateUser(ctx context.Context, name, passwordHash, role string)
 
 // UserByName returns an operator with their grants, or ErrNotFound.
 func (s *Store) UserByName(ctx context.Context, name string) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE u.name = $1`, name))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("user %q: %w", name, ErrNotFound)
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("user %q: %w", name, err)
-	}
-	return u, nil
+	return s.userWhere(ctx, strconv.Quote(name), "u.name", name)
 }
 
 // UserByID returns an operator with their grants, or ErrNotFound.
 func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE u.id = $1`, id))
+	return s.userWhere(ctx, strconv.FormatInt(id, 10), "u.id", id)
+}
+
+// userWhere reads the one operator whose column col is key, or
+// ErrNotFound; who names them in the error.
+func (s *Store) userWhere(ctx context.Context, who, col string, key any) (User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userCols+` FROM panel_users u WHERE `+col+` = $1`, key))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, fmt.Errorf("user %d: %w", id, ErrNotFound)
+		err = ErrNotFound
 	}
 	if err != nil {
-		return User{}, fmt.Errorf("user %d: %w", id, err)
+		return User{}, fmt.Errorf("user %s: %w", who, err)
 	}
 	return u, nil
 }
 
 // Users lists every operator by name, with their grants.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+userCols+` FROM panel_users u ORDER BY u.name`)
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	users, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) { return scanUser(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list users: %w", err)
-	}
-	return users, nil
+	return queryRows(ctx, s.pool, "list users", func(r pgx.CollectableRow) (User, error) { return scanUser(r) },
+		`SELECT `+userCols+` FROM panel_users u ORDER BY u.name`)
 }
 
 // UserCount is the number of operators (0 on a fresh panel).
@@ -155,15 +148,8 @@ func (s *Store) inUserTx(ctx context.Context, userID int64, what, sql string, ar
 
 // Grants returns the licenses granted to an operator, sorted.
 func (s *Store) Grants(ctx context.Context, userID int64) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT license_id FROM panel_grants WHERE user_id = $1 ORDER BY license_id`, userID)
-	if err != nil {
-		return nil, fmt.Errorf("grants of %d: %w", userID, err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("grants of %d: %w", userID, err)
-	}
-	return out, nil
+	return queryRows(ctx, s.pool, "grants of "+strconv.FormatInt(userID, 10), pgx.RowTo[string],
+		`SELECT license_id FROM panel_grants WHERE user_id = $1 ORDER BY license_id`, userID)
 }
 
 // SetGrants replaces an operator's grants with exactly licenses. An
