@@ -1,6 +1,8 @@
 // Package flagval parses the typed values that a binary's config takes from
 // flags and environment variables alike: one setter per type (for
-// flag.Func and for an env table) and the log level. ether and worldsrv
+// flag.Func and for an env table), the log level, a config's table of
+// settings (Var: flag, variable, usage, setter) with its flag set and
+// loader, and the seed's RS_DB_* database settings (DB). ether and worldsrv
 // layer their RS_* environment and flags through it, so a value means the
 // same in both and a bad one is refused in the same words.
 package flagval
