@@ -99,3 +99,23 @@ func ParseDB(rawURL string) (DB, error) {
 	}
 	return d, nil
 }
+
+// Env is d as the RS_DB_* variables ("RS_DB_HOST=…"), for a child process
+// such as a spawned ether; an empty field (a zero port) is left out, to
+// the child's default.
+func (d DB) Env() []string {
+	var env []string
+	add := func(name, v string) {
+		if v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	add("RS_DB_HOST", d.Host)
+	if d.Port != 0 {
+		add("RS_DB_PORT", strconv.Itoa(d.Port))
+	}
+	add("RS_DB_NAME", d.Name)
+	add("RS_DB_USER", d.User)
+	add("RS_DB_PASS", d.Pass)
+	return env
+}

@@ -72,6 +72,24 @@ func TestDB_URL(t *testing.T) {
 	}
 }
 
+// Env gives the set fields as RS_DB_* variables, which load back to the
+// same settings.
+func TestDB_Env(t *testing.T) {
+	d := DB{Host: "db", Port: 6543, Name: "rs", User: "u", Pass: "p=q"}
+	env := map[string]string{}
+	for _, kv := range d.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	back := DB{}
+	if err := Load("t", back.Vars(), func(k string) string { return env[k] }, nil, errDB); err != nil || back != d {
+		t.Fatalf("loaded from %v: %+v, %v; want %+v", d.Env(), back, err, d)
+	}
+	if got := (DB{Name: "only"}).Env(); len(got) != 1 || got[0] != "RS_DB_NAME=only" {
+		t.Fatalf("Env of a name alone = %v", got)
+	}
+}
+
 // FuzzParseDB: any input is refused with an error or parsed to settings
 // that pass Check and survive the round trip through URL.
 func FuzzParseDB(f *testing.F) {

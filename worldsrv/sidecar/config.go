@@ -93,13 +93,10 @@ func (c Config) environment() map[string]string {
 			env[k] = v
 		}
 	}
-	set("RS_DB_HOST", c.DB.Host)
-	if c.DB.Port != 0 {
-		env["RS_DB_PORT"] = strconv.Itoa(c.DB.Port)
+	for _, kv := range c.DB.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
 	}
-	set("RS_DB_NAME", c.DB.Name)
-	set("RS_DB_USER", c.DB.User)
-	set("RS_DB_PASS", c.DB.Pass)
 	set("RS_CLUSTER_HOSTS", strings.Join(c.Cluster, ","))
 	set("RS_CLUSTER_NAME", c.ClusterName)
 	set("RS_LINK_TOKEN", c.LinkToken)
