@@ -62,7 +62,7 @@ func TestLoadConfig(t *testing.T) {
 			}},
 		{name: "bad node id in the environment", env: []string{"RS_NODE_ID=300"}, err: "RS_NODE_ID"},
 		{name: "node id zero", args: []string{"--node-id=0"}, err: "node-id"},
-		{name: "bad port", args: []string{"--ether-port", "70000"}, err: "ether port"},
+		{name: "bad port", args: []string{"--ether-port", "70000"}, err: "ether-port"},
 		{name: "bad duration", env: []string{"RS_LEASE_TTL=soon"}, err: "RS_LEASE_TTL"},
 		{name: "cluster name with a dot", args: []string{"--cluster-name", "a.b"}, err: "cluster name"},
 		{name: "no NATS", env: []string{"RS_CLUSTER_HOSTS= , "}, err: "cluster hosts"},

@@ -13,11 +13,7 @@ import (
 // vars is ether's settings table: every field of Config with its
 // environment variable and flag (docs/ether.md lists them).
 func (c *Config) vars() []flagval.Var {
-	vars := []flagval.Var{
-		{Flag: "node-id", Env: "RS_NODE_ID", Usage: "world node id, 1-255", Set: flagval.NodeID(&c.NodeID), Get: func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{Flag: "ether-port", Env: "RS_ETHER_PORT", Usage: "world link port on 127.0.0.1 (0: 5000 + node id)", Set: flagval.Int(&c.EtherPort), Get: func() string { return strconv.Itoa(c.EtherPort) }},
-	}
-	vars = append(vars, c.DB.Vars()...)
+	vars := append(flagval.NodeVars(&c.NodeID, &c.EtherPort), c.DB.Vars()...)
 	return append(vars, []flagval.Var{
 		{Flag: "cluster-hosts", Env: "RS_CLUSTER_HOSTS", Usage: "comma-separated NATS URLs", Set: flagval.List(&c.ClusterHosts), Get: c.ClusterHostsRedacted},
 		{Flag: "cluster-name", Env: "RS_CLUSTER_NAME", Usage: "cluster name: prefix of every NATS subject", Set: flagval.String(&c.ClusterName), Get: func() string { return c.ClusterName }},

@@ -13,15 +13,13 @@ import (
 
 // options are c's settings: flag, variable (where the seed has one), usage.
 func (c *Config) options() []flagval.Var {
-	vars := []flagval.Var{
-		{Flag: "node-id", Env: "RS_NODE_ID", Usage: "world node id, 1-255 (world number = node id - 9)", Set: flagval.NodeID(&c.NodeID), Get: func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{Flag: "ether-port", Env: "RS_ETHER_PORT", Usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", Set: flagval.Port(&c.EtherPort), Get: func() string { return strconv.Itoa(c.EtherPort) }},
+	vars := append(flagval.NodeVars(&c.NodeID, &c.EtherPort), []flagval.Var{
 		{Flag: "ether", Usage: "sidecar: spawn, connect or off (default spawn)", Set: modeSetter(&c.Ether), Get: func() string { return string(c.Ether) }},
 		{Flag: "no-ether", Usage: "no sidecar and no social features (= --ether off)", Set: flagval.Bool(&c.NoEther), Get: func() string { return strconv.FormatBool(c.NoEther) }, Bool: true},
 		{Flag: "ether-bin", Usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", Set: flagval.String(&c.EtherBin), Get: func() string { return c.EtherBin }},
 		{Flag: "link-token", Env: "RS_LINK_TOKEN", Usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), Set: flagval.String(&c.LinkToken), Get: func() string { return flagval.Shown(c.LinkToken) }},
 		{Flag: "link-token-file", Env: "RS_LINK_TOKEN_FILE", Usage: "file holding the sidecar link token", Set: flagval.SecretFile(&c.LinkToken), Get: flagval.NoDefault},
-	}
+	}...)
 	vars = append(vars, c.DB.Vars()...)
 	return append(vars, []flagval.Var{
 		{Flag: "cluster", Env: "RS_CLUSTER_HOSTS", Usage: "comma-separated NATS URLs for the sidecar", Set: flagval.List(&c.Cluster), Get: c.ClusterRedacted},
