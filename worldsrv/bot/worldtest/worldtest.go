@@ -3,15 +3,14 @@
 package worldtest
 
 import (
-	"fmt"
-	"io"
-	"net/http"
+	"context"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/healthprobe"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -65,16 +64,7 @@ func Run(t testing.TB, dsn string, extra ...string) World {
 			t.Fatalf("worldsrv exited early: %v\n%s", cmd.ProcessState, out.String())
 		default:
 		}
-		resp, err := http.Get(w.HTTP + "/ready")
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(resp.Body)
-			return fmt.Errorf("/ready %d %s", resp.StatusCode, b)
-		}
-		return nil
+		return healthprobe.Check(context.Background(), w.HTTP+"/ready")
 	})
 	return w
 }
