@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/corrosion/corrosion/internal/sleep"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // kind names for logs.
@@ -43,7 +43,7 @@ func (s *Server) ServeSource(ctx context.Context, ln net.Listener) error {
 			}
 			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
 			s.log.Warn("source rcon accept failed; retrying", "err", err, "in", pause)
-			if !sleep.For(ctx, pause) {
+			if !ctxtime.Sleep(ctx, pause) {
 				return nil
 			}
 			continue
@@ -185,7 +185,7 @@ func (c *sourceConn) handle(p packet) bool {
 func (c *sourceConn) auth(p packet) bool {
 	outcome, _ := c.s.authenticate(kindSource, c.addr, string(p.body))
 	c.wbuf = appendPacket(c.wbuf, p.id, typeResponseValue, "")
-	if !c.flush() || !sleep.For(c.ctx, authGap) {
+	if !c.flush() || !ctxtime.Sleep(c.ctx, authGap) {
 		return false
 	}
 	if outcome != authOK {

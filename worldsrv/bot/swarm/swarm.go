@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corrosion/corrosion/internal/sleep"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/worldsrv/bot"
 )
 
@@ -86,7 +86,7 @@ func (r *run) loginAll(ctx context.Context) []*bot.Client {
 		t0  = time.Now()
 	)
 	for i := 0; i < r.cfg.Bots && ctx.Err() == nil; i++ {
-		if r.cfg.Ramp > 0 && !sleep.Until(ctx, t0.Add(time.Duration(float64(i)/r.cfg.Ramp*float64(time.Second)))) {
+		if r.cfg.Ramp > 0 && !ctxtime.Sleep(ctx, time.Until(t0.Add(time.Duration(float64(i)/r.cfg.Ramp*float64(time.Second))))) {
 			break
 		}
 		select {
@@ -179,6 +179,6 @@ func (r *run) drain(ctx context.Context) {
 		if done {
 			return
 		}
-		sleep.For(ctx, 20*time.Millisecond)
+		ctxtime.Sleep(ctx, 20*time.Millisecond)
 	}
 }
