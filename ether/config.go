@@ -2,15 +2,11 @@ package ether
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/corrosion/corrosion/ether/health"
@@ -27,11 +23,7 @@ import (
 type Config struct {
 	NodeID        uint8         // RS_NODE_ID, --node-id: the world's node id (default 10)
 	EtherPort     int           // RS_ETHER_PORT, --ether-port: world link port on 127.0.0.1 (default 5000 + node id)
-	DBHost        string        // RS_DB_HOST, --db-host (default localhost)
-	DBPort        int           // RS_DB_PORT, --db-port (default 5432)
-	DBName        string        // RS_DB_NAME, --db-name (default postgres)
-	DBUser        string        // RS_DB_USER, --db-user (default postgres)
-	DBPass        string        // RS_DB_PASS, --db-pass, RS_DB_PASS_FILE, --db-pass-file (default password)
+	DB            flagval.DB    // RS_DB_*, --db-*: the seed's database settings (default flagval.DefaultDB)
 	ClusterHosts  []string      // RS_CLUSTER_HOSTS, --cluster-hosts: NATS URLs (default nats://127.0.0.1:4222)
 	ClusterName   string        // RS_CLUSTER_NAME, --cluster-name: subject prefix (default ether)
 	MetricsListen string        // RS_METRICS_LISTEN, --metrics-listen: /metrics and /health address (default off)
@@ -54,7 +46,7 @@ var ErrConfig = errors.New("invalid configuration")
 // DefaultConfig is the configuration with nothing set.
 func DefaultConfig() Config {
 	return Config{
-		NodeID: 10, DBHost: "localhost", DBPort: 5432, DBName: "postgres", DBUser: "postgres", DBPass: "password",
+		NodeID: 10, DB: flagval.DefaultDB(),
 		ClusterHosts: []string{"nats://127.0.0.1:4222"}, ClusterName: "ether",
 		LeaseTTL: 10 * time.Second, Heartbeat: time.Second, NodeTimeout: 3 * time.Second,
 		HealthEvery: 5 * time.Second, LinkGrace: 10 * time.Second, LogLevel: slog.LevelInfo,
@@ -89,14 +81,8 @@ func (c Config) Validate() error {
 		return bad("node id (RS_NODE_ID)", "must be 1-255")
 	case c.EtherPort < 0 || c.EtherPort > 65535:
 		return bad("ether port (RS_ETHER_PORT)", "%d is not a TCP port", c.EtherPort)
-	case c.DBHost == "":
-		return bad("database host (RS_DB_HOST)", "empty")
-	case c.DBPort <= 0 || c.DBPort > 65535:
-		return bad("database port (RS_DB_PORT)", "%d is not a TCP port", c.DBPort)
-	case c.DBName == "":
-		return bad("database name (RS_DB_NAME)", "empty")
-	case c.DBUser == "":
-		return bad("database user (RS_DB_USER)", "empty")
+	case c.DB.Check() != nil:
+		return fmt.Errorf("%w: %v", ErrConfig, c.DB.Check())
 	case len(c.ClusterHosts) == 0:
 		return bad("cluster hosts (RS_CLUSTER_HOSTS)", "no NATS URL")
 	case !clusterNameRE.MatchString(c.ClusterName):
@@ -155,83 +141,3 @@ func (c *Config) Agent() *health.Agent {
 
 // ListenAddr is where the world link listens: always loopback.
 func (c *Config) ListenAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Port())) }
-
-// DSN is the database URL built from the RS_DB_* fields.
-func (c *Config) DSN() string {
-	u := url.URL{
-		Scheme: "postgres",
-		User:   url.UserPassword(c.DBUser, c.DBPass),
-		Host:   net.JoinHostPort(c.DBHost, strconv.Itoa(c.DBPort)),
-		Path:   "/" + c.DBName,
-	}
-	return u.String()
-}
-
-// envVar binds one field to its variable and flag.
-type envVar struct {
-	env, flag, usage string
-	set              func(string) error
-	get              func() string
-}
-
-func (c *Config) vars() []envVar {
-	return []envVar{
-		{"RS_NODE_ID", "node-id", "world node id, 1-255", flagval.NodeID(&c.NodeID), func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{"RS_ETHER_PORT", "ether-port", "world link port on 127.0.0.1 (0: 5000 + node id)", flagval.Int(&c.EtherPort), func() string { return strconv.Itoa(c.EtherPort) }},
-		{"RS_DB_HOST", "db-host", "Postgres host", flagval.String(&c.DBHost), func() string { return c.DBHost }},
-		{"RS_DB_PORT", "db-port", "Postgres port", flagval.Int(&c.DBPort), func() string { return strconv.Itoa(c.DBPort) }},
-		{"RS_DB_NAME", "db-name", "Postgres database", flagval.String(&c.DBName), func() string { return c.DBName }},
-		{"RS_DB_USER", "db-user", "Postgres user", flagval.String(&c.DBUser), func() string { return c.DBUser }},
-		{"RS_DB_PASS", "db-pass", flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), flagval.String(&c.DBPass), func() string { return "***" }},
-		{"RS_DB_PASS_FILE", "db-pass-file", "file holding the Postgres password", flagval.SecretFile(&c.DBPass), flagval.NoDefault},
-		{"RS_CLUSTER_HOSTS", "cluster-hosts", "comma-separated NATS URLs", flagval.List(&c.ClusterHosts), c.ClusterHostsRedacted},
-		{"RS_CLUSTER_NAME", "cluster-name", "cluster name: prefix of every NATS subject", flagval.String(&c.ClusterName), func() string { return c.ClusterName }},
-		{"RS_METRICS_LISTEN", "metrics-listen", "address for /metrics and /health (empty: off)", flagval.String(&c.MetricsListen), func() string { return c.MetricsListen }},
-		{"RS_LEASE_TTL", "lease-ttl", "login lock lifetime", flagval.Duration(&c.LeaseTTL), func() string { return c.LeaseTTL.String() }},
-		{"RS_HEARTBEAT", "heartbeat", "node heartbeat period", flagval.Duration(&c.Heartbeat), func() string { return c.Heartbeat.String() }},
-		{"RS_NODE_TIMEOUT", "node-timeout", "a peer silent this long is down", flagval.Duration(&c.NodeTimeout), func() string { return c.NodeTimeout.String() }},
-		{"RS_HEALTH_INTERVAL", "health-interval", "health snapshot period", flagval.Duration(&c.HealthEvery), func() string { return c.HealthEvery.String() }},
-		{"RS_LINK_GRACE", "link-grace", "how long sessions of a lost world link wait for a resync", flagval.Duration(&c.LinkGrace), func() string { return c.LinkGrace.String() }},
-		{"RS_LINK_TOKEN", "link-token", flagval.SecretUsage("token a world must present first (LinkAuth); empty: none", "RS_LINK_TOKEN", "link-token-file"), flagval.String(&c.LinkToken), func() string { return flagval.Shown(c.LinkToken) }},
-		{"RS_LINK_TOKEN_FILE", "link-token-file", "file holding the link token", flagval.SecretFile(&c.LinkToken), flagval.NoDefault},
-		{"RS_LOCK_REPLICAS", "lock-replicas", "login lock bucket replicas, 1-5 (0: the NATS cluster's size up to 3)", flagval.Int(&c.LockReplicas), func() string { return strconv.Itoa(c.LockReplicas) }},
-		{"RS_LOG_STDOUT", "log-stdout", "log to stdout instead of stderr (on by itself when the corrosion agent runs ether)", flagval.Bool(&c.LogStdout), func() string { return strconv.FormatBool(c.LogStdout) }},
-		{"RS_LOG_LEVEL", "log-level", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
-		{"CORROSION_LICENSE_ID", "license-id", "license whose agent runs this node, reported in health (set by the agent)", flagval.String(&c.LicenseID), func() string { return c.LicenseID }},
-		{"CORROSION_INSTANCE_ID", "instance-id", "this node's instance id on its agent, reported in health (set by the agent)", flagval.String(&c.InstanceID), func() string { return c.InstanceID }},
-	}
-}
-
-// ClusterHostsRedacted is RS_CLUSTER_HOSTS as shown in messages and logs:
-// the URLs' credentials hidden (internal/redact).
-func (c *Config) ClusterHostsRedacted() string {
-	return redact.List(strings.Join(c.ClusterHosts, ","))
-}
-
-// LoadConfig builds the configuration in the one order
-// (docs/development.md, *Configuration*): defaults, the environment
-// (getenv), args (flags after the subcommand), Resolved, Validate. Help is
-// flag.ErrHelp.
-func LoadConfig(args []string, getenv func(string) string) (Config, error) {
-	c := DefaultConfig()
-	var env []flagval.EnvVar
-	for _, v := range c.vars() {
-		env = append(env, flagval.EnvVar{Name: v.env, Set: v.set})
-	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
-		return c, err
-	}
-	c = c.Resolved()
-	return c, c.Validate()
-}
-
-// NewFlagSet declares c's flags (defaults: c's current values) on a new
-// set writing its usage to out.
-func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("ether", flag.ContinueOnError)
-	fs.SetOutput(out)
-	for _, v := range c.vars() {
-		fs.Func(v.flag, fmt.Sprintf("%s [%s] (default %s)", v.usage, v.env, v.get()), v.set)
-	}
-	return fs
-}

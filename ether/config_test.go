@@ -35,8 +35,8 @@ func TestLoadConfig(t *testing.T) {
 				c.NodeTimeout != 3*time.Second || c.MetricsListen != "" {
 				t.Fatalf("%+v", c)
 			}
-			if c.DSN() != "postgres://postgres:password@localhost:5432/postgres" {
-				t.Fatalf("DSN %s", c.DSN())
+			if c.DB.URL() != "postgres://postgres:password@localhost:5432/postgres" {
+				t.Fatalf("DSN %s", c.DB.URL())
 			}
 		}},
 		{name: "seed environment", env: []string{"RS_NODE_ID=11", "RS_DB_HOST=db.internal", "RS_DB_PORT=6543", "RS_DB_NAME=rsserver",
@@ -48,9 +48,9 @@ func TestLoadConfig(t *testing.T) {
 				if !slices.Equal(c.ClusterHosts, []string{"nats://10.0.0.1:4222", "nats://10.0.0.2:4222"}) {
 					t.Fatalf("hosts %v", c.ClusterHosts)
 				}
-				u, err := url.Parse(c.DSN())
+				u, err := url.Parse(c.DB.URL())
 				if pass, _ := u.User.Password(); err != nil || pass != "p@ss word" || u.Host != "db.internal:6543" || u.Path != "/rsserver" {
-					t.Fatalf("DSN %s: %v", c.DSN(), err)
+					t.Fatalf("DSN %s: %v", c.DB.URL(), err)
 				}
 			}},
 		{name: "flags win over the environment", env: []string{"RS_NODE_ID=11", "RS_ETHER_PORT=6000"},
@@ -62,7 +62,7 @@ func TestLoadConfig(t *testing.T) {
 			}},
 		{name: "bad node id in the environment", env: []string{"RS_NODE_ID=300"}, err: "RS_NODE_ID"},
 		{name: "node id zero", args: []string{"--node-id=0"}, err: "node-id"},
-		{name: "bad port", args: []string{"--ether-port", "70000"}, err: "ether port"},
+		{name: "bad port", args: []string{"--ether-port", "70000"}, err: "ether-port"},
 		{name: "bad duration", env: []string{"RS_LEASE_TTL=soon"}, err: "RS_LEASE_TTL"},
 		{name: "cluster name with a dot", args: []string{"--cluster-name", "a.b"}, err: "cluster name"},
 		{name: "no NATS", env: []string{"RS_CLUSTER_HOSTS= , "}, err: "cluster hosts"},
@@ -108,8 +108,8 @@ func FuzzLoadConfig(f *testing.F) {
 		if p := c.Port(); p <= 0 || p > 65535 {
 			t.Fatalf("port %d", p)
 		}
-		if _, err := url.Parse(c.DSN()); err != nil {
-			t.Fatalf("DSN %q: %v", c.DSN(), err)
+		if _, err := url.Parse(c.DB.URL()); err != nil {
+			t.Fatalf("DSN %q: %v", c.DB.URL(), err)
 		}
 	})
 }

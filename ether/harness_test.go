@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether"
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -72,14 +72,12 @@ func newTestCluster(t testing.TB, dsn string) *testCluster {
 // short enough for tests.
 func configFor(t testing.TB, dsn, natsURL string) ether.Config {
 	t.Helper()
-	u, err := url.Parse(dsn)
+	db, err := flagval.ParseDB(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, _ := strconv.Atoi(u.Port())
-	pass, _ := u.User.Password()
 	cfg := ether.DefaultConfig()
-	cfg.DBHost, cfg.DBPort, cfg.DBName, cfg.DBUser, cfg.DBPass = u.Hostname(), port, u.Path[1:], u.User.Username(), pass
+	cfg.DB = db
 	cfg.ClusterHosts = []string{natsURL}
 	cfg.ClusterName = "t"
 	cfg.LeaseTTL = time.Second

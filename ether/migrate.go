@@ -14,10 +14,10 @@ func Migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	applied, err := store.Migrate(ctx, cfg.DSN())
+	applied, err := store.Migrate(ctx, cfg.DB.URL())
 	if err != nil {
-		return fmt.Errorf("migrate database %s on %s:%d: %w", cfg.DBName, cfg.DBHost, cfg.DBPort, err)
+		return fmt.Errorf("migrate database %s: %w", cfg.DB, err)
 	}
-	log.Info("database migrated", "database", cfg.DBName, "applied", applied, "version", store.LatestVersion())
+	log.Info("database migrated", "database", cfg.DB.Name, "applied", applied, "version", store.LatestVersion())
 	return nil
 }

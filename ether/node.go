@@ -51,9 +51,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, log: log, started: time.Now()}
 	var err error
-	n.store, err = store.New(ctx, store.Config{DSN: cfg.DSN()}, log.With("component", "store"))
+	n.store, err = store.New(ctx, store.Config{DSN: cfg.DB.URL()}, log.With("component", "store"))
 	if err != nil {
-		return nil, fmt.Errorf("open database %s on %s:%d: %w", cfg.DBName, cfg.DBHost, cfg.DBPort, err)
+		return nil, fmt.Errorf("open database %s: %w", cfg.DB, err)
 	}
 	if err := n.build(); err != nil {
 		n.store.Close()

@@ -73,24 +73,46 @@ func (s *Store) flush() {
 	}
 }
 
+// listSQL is the writes of one of a player's lists (friends, ignores):
+// add the other player unless the owner's list already holds the limit
+// (checked in SQL too, for sessions that could not load their list), and
+// delete them.
+type listSQL struct{ add, del string }
+
+// newListSQL is the writes of the list in table, whose column names the
+// other player.
+func newListSQL(table, column string) listSQL {
+	return listSQL{
+		add: "INSERT INTO " + table + " (owner_hash, " + column + ")" +
+			" SELECT $1, $2 WHERE (SELECT count(*) FROM " + table + " WHERE owner_hash = $1) < $3" +
+			" ON CONFLICT DO NOTHING",
+		del: "DELETE FROM " + table + " WHERE owner_hash = $1 AND " + column + " = $2",
+	}
+}
+
+var (
+	friendsSQL = newListSQL("friends", "friend_hash")
+	ignoresSQL = newListSQL("ignores", "ignore_hash")
+)
+
+// list is the writes of the list a friend or ignore op changes.
+func (k opKind) list() listSQL {
+	if k == opFriendAdd || k == opFriendDel {
+		return friendsSQL
+	}
+	return ignoresSQL
+}
+
 func (s *Store) exec(ctx context.Context, o *op) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
 	defer cancel()
 	var err error
 	owner, other := int64(o.owner), int64(o.other)
 	switch o.kind {
-	case opFriendAdd:
-		_, err = s.pool.Exec(ctx, `INSERT INTO friends (owner_hash, friend_hash)
-			SELECT $1, $2 WHERE (SELECT count(*) FROM friends WHERE owner_hash = $1) < $3
-			ON CONFLICT DO NOTHING`, owner, other, o.limit)
-	case opFriendDel:
-		_, err = s.pool.Exec(ctx, "DELETE FROM friends WHERE owner_hash = $1 AND friend_hash = $2", owner, other)
-	case opIgnoreAdd:
-		_, err = s.pool.Exec(ctx, `INSERT INTO ignores (owner_hash, ignore_hash)
-			SELECT $1, $2 WHERE (SELECT count(*) FROM ignores WHERE owner_hash = $1) < $3
-			ON CONFLICT DO NOTHING`, owner, other, o.limit)
-	case opIgnoreDel:
-		_, err = s.pool.Exec(ctx, "DELETE FROM ignores WHERE owner_hash = $1 AND ignore_hash = $2", owner, other)
+	case opFriendAdd, opIgnoreAdd:
+		_, err = s.pool.Exec(ctx, o.kind.list().add, owner, other, o.limit)
+	case opFriendDel, opIgnoreDel:
+		_, err = s.pool.Exec(ctx, o.kind.list().del, owner, other)
 	case opSetMode:
 		_, err = s.pool.Exec(ctx, `INSERT INTO player_settings (user_hash, private_mode) VALUES ($1, $2)
 			ON CONFLICT (user_hash) DO UPDATE SET private_mode = EXCLUDED.private_mode, updated_at = now()`,

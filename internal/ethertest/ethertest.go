@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -34,7 +34,7 @@ type Sidecar struct {
 	health int             // --metrics-listen, 127.0.0.1
 	cmd    *exec.Cmd       // the current process
 	out    *testbin.Output // the current process's stdout and stderr
-	exited chan struct{}   // closed when the current process has exited
+	exited <-chan struct{} // closed when the current process has exited
 }
 
 // Start builds ether, migrates a new database and runs it until the test
@@ -45,8 +45,11 @@ func Start(t *testing.T, extraEnv ...string) *Sidecar {
 	s := &Sidecar{t: t, bin: testbin.Build(t, "./ether/cmd/ether"),
 		port: natstest.FreePort(t), health: natstest.FreePort(t)}
 	s.dsn = pgtest.NewDatabase(t)
-	s.env = append(dbEnv(t, s.dsn), "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+ns.URL(),
-		"RS_CLUSTER_NAME=ethertest")
+	db, err := flagval.ParseDB(s.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.env = append(db.Env(), "RS_NODE_ID=10", "RS_CLUSTER_HOSTS="+ns.URL(), "RS_CLUSTER_NAME=ethertest")
 	s.env = append(s.env, extraEnv...)
 	migrate := exec.Command(s.bin, "migrate")
 	migrate.Env = append(testbin.Env(), s.env...)
@@ -57,39 +60,13 @@ func Start(t *testing.T, extraEnv ...string) *Sidecar {
 	return s
 }
 
-// dbEnv turns a database URL into the RS_DB_* variables.
-func dbEnv(t *testing.T, dsn string) []string {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass, _ := u.User.Password()
-	return []string{"RS_DB_HOST=" + u.Hostname(), "RS_DB_PORT=" + u.Port(), "RS_DB_NAME=" + u.Path[1:],
-		"RS_DB_USER=" + u.User.Username(), "RS_DB_PASS=" + pass}
-}
-
 // Run starts the sidecar (again, on the same ports) and waits for /health.
 func (s *Sidecar) Run() {
 	s.t.Helper()
 	s.cmd = exec.Command(s.bin, "run", "--ether-port", strconv.Itoa(s.port),
 		"--metrics-listen", "127.0.0.1:"+strconv.Itoa(s.health))
 	s.cmd.Env = append(testbin.Env(), s.env...)
-	s.out = &testbin.Output{}
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start ether: %v", err)
-	}
-	cmd, exited, out := s.cmd, make(chan struct{}), s.out
-	s.exited = exited
-	go func() { _ = cmd.Wait(); close(exited) }()
-	s.t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if s.t.Failed() {
-			s.t.Logf("ether output:\n%s", out)
-		}
-	})
+	s.out, s.exited = testbin.Start(s.t, "ether", s.cmd)
 	poll.Until(s.t, Wait, func() error { _, err := s.WorldLink(); return err })
 }
 

@@ -1,6 +1,8 @@
 // Package flagval parses the typed values that a binary's config takes from
 // flags and environment variables alike: one setter per type (for
-// flag.Func and for an env table) and the log level. ether and worldsrv
+// flag.Func and for an env table), the log level, a config's table of
+// settings (Var: flag, variable, usage, setter) with its flag set and
+// loader, and the seed's RS_DB_* database settings (DB). ether and worldsrv
 // layer their RS_* environment and flags through it, so a value means the
 // same in both and a bad one is refused in the same words.
 package flagval
@@ -22,64 +24,57 @@ type Setter func(s string) error
 // String stores s as it is.
 func String(p *string) Setter { return func(s string) error { *p = s; return nil } }
 
-// Int stores a decimal integer.
-func Int(p *int) Setter {
+// parsed is the Setter of one type: it stores what parse makes of s (with
+// the white space around it trimmed), or refuses s in the words why.
+func parsed[T any](p *T, why string, parse func(s string) (T, bool)) Setter {
 	return func(s string) error {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not a number")
-		}
-		*p = n
-		return nil
-	}
-}
-
-// Port stores a TCP port, 0-65535 (0: pick one).
-func Port(p *int) Setter {
-	return func(s string) error {
-		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 16)
-		if err != nil {
-			return errors.New("not a TCP port 0-65535")
-		}
-		*p = int(n)
-		return nil
-	}
-}
-
-// NodeID stores a world node id, 1-255.
-func NodeID(p *uint8) Setter {
-	return func(s string) error {
-		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
-		if err != nil || n == 0 {
-			return errors.New("not a node id 1-255")
-		}
-		*p = uint8(n)
-		return nil
-	}
-}
-
-// Bool stores true or false (and the other spellings strconv takes).
-func Bool(p *bool) Setter {
-	return func(s string) error {
-		v, err := strconv.ParseBool(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not true or false")
+		v, ok := parse(strings.TrimSpace(s))
+		if !ok {
+			return errors.New(why)
 		}
 		*p = v
 		return nil
 	}
 }
 
+// Int stores a decimal integer.
+func Int(p *int) Setter {
+	return parsed(p, "not a number", func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	})
+}
+
+// Port stores a TCP port, 0-65535 (0: pick one).
+func Port(p *int) Setter {
+	return parsed(p, "not a TCP port 0-65535", func(s string) (int, bool) {
+		n, err := strconv.ParseUint(s, 10, 16)
+		return int(n), err == nil
+	})
+}
+
+// NodeID stores a world node id, 1-255.
+func NodeID(p *uint8) Setter {
+	return parsed(p, "not a node id 1-255", func(s string) (uint8, bool) {
+		n, err := strconv.ParseUint(s, 10, 8)
+		return uint8(n), err == nil && n != 0
+	})
+}
+
+// Bool stores true or false (and the other spellings strconv takes).
+func Bool(p *bool) Setter {
+	return parsed(p, "not true or false", func(s string) (bool, bool) {
+		v, err := strconv.ParseBool(s)
+		return v, err == nil
+	})
+}
+
 // Duration stores a Go duration such as 10s or 500ms.
 func Duration(p *time.Duration) Setter {
-	return func(s string) error {
-		d, err := time.ParseDuration(strings.TrimSpace(s))
-		if err != nil {
-			return errors.New("not a duration like 10s or 500ms")
-		}
-		*p = d
-		return nil
-	}
+	return parsed(p, "not a duration like 10s or 500ms", func(s string) (time.Duration, bool) {
+		d, err := time.ParseDuration(s)
+		return d, err == nil
+	})
 }
 
 // List stores a comma-separated list, without blanks and empty parts.

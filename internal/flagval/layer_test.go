@@ -42,3 +42,25 @@ func TestLayer(t *testing.T) {
 		t.Errorf("stray argument: %v", err)
 	}
 }
+
+// FlagSet prints a flag's variable and its default, but no empty default
+// and none the usage already gives; a Bool var is a flag without a value.
+func TestFlagSet_Usage(t *testing.T) {
+	on, s, empty := false, "x", ""
+	vars := []Var{
+		{Flag: "s", Env: "T_S", Usage: "a string", Set: String(&s), Get: func() string { return s }},
+		{Flag: "e", Env: "T_E", Usage: "an empty one", Set: String(&empty), Get: func() string { return empty }},
+		{Flag: "d", Usage: "said (default: from s)", Set: String(&empty), Get: func() string { return "from s" }},
+		{Flag: "on", Usage: "a switch", Set: Bool(&on), Get: func() string { return "false" }, Bool: true},
+	}
+	var out strings.Builder
+	FlagSet("t", vars, &out).PrintDefaults()
+	for _, want := range []string{"a string [T_S] (default x)", "an empty one [T_E]\n", "said (default: from s)\n", "a switch (default false)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := Load("t", vars, func(string) string { return "" }, []string{"--on"}, errBad); err != nil || !on {
+		t.Fatalf("--on without a value: on=%v, %v", on, err)
+	}
+}

@@ -27,7 +27,7 @@ func shortHash(s string) string {
 // URLs carry the first 12 hex digits of the file's SHA-256 under the
 // prefix, for files at any depth; they change with the content.
 func TestSet_URL_ContentHash(t *testing.T) {
-	s := New(testFS("body{}"), "static", "/static/")
+	s := New(testFS("body{}"), "/static/", "static")
 	cases := []struct{ name, want string }{
 		{"app.css", "/static/app.css?v=" + shortHash("body{}")},
 		{"js/htmx.js", "/static/js/htmx.js?v=" + shortHash("htmx();")},
@@ -41,7 +41,7 @@ func TestSet_URL_ContentHash(t *testing.T) {
 			}
 		})
 	}
-	changed := New(testFS("body{color:red}"), "static", "/client/static/")
+	changed := New(testFS("body{color:red}"), "/client/static/", "static")
 	if a, b := s.URL("app.css"), changed.URL("app.css"); a[len("/static/"):] == b[len("/client/static/"):] {
 		t.Fatalf("changed content kept its URL %q", b)
 	}
@@ -50,7 +50,7 @@ func TestSet_URL_ContentHash(t *testing.T) {
 // The handler serves the folder's files (with or without the hash query)
 // as immutable and nosniff, and never lists a folder or reaches outside it.
 func TestSet_Handler(t *testing.T) {
-	srv := httptest.NewServer(New(testFS("body{}"), "static", "/static/").Handler())
+	srv := httptest.NewServer(New(testFS("body{}"), "/static/", "static").Handler())
 	defer srv.Close()
 	cases := []struct {
 		name, path string
@@ -99,5 +99,52 @@ func TestNew_PanicsOnInvalidDir(t *testing.T) {
 			t.Fatal("New with an invalid folder did not panic")
 		}
 	}()
-	New(testFS(""), "../static", "/static/")
+	New(testFS(""), "/static/", "../static")
+}
+
+// A Set of two folders serves and hashes the files of both under one
+// prefix (a component's own assets beside the third-party ones it vendors
+// in a folder of their own); where both hold a name, the first folder's
+// file is the one served and hashed.
+func TestSet_Folders(t *testing.T) {
+	fsys := fstest.MapFS{
+		"static/app.css":          {Data: []byte("body{}")},
+		"static/same.js":          {Data: []byte("ours();")},
+		"third_party/htmx.min.js": {Data: []byte("htmx();")},
+		"third_party/same.js":     {Data: []byte("theirs();")},
+		"third_party/ext/sse.js":  {Data: []byte("sse();")},
+	}
+	s := New(fsys, "/static/", "static", "third_party")
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	cases := []struct{ name, body string }{
+		{"app.css", "body{}"},
+		{"htmx.min.js", "htmx();"},
+		{"ext/sse.js", "sse();"},
+		{"same.js", "ours();"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got, want := s.URL(c.name), "/static/"+c.name+"?v="+shortHash(c.body); got != want {
+				t.Fatalf("URL(%q) = %q, want %q", c.name, got, want)
+			}
+			resp, err := http.Get(srv.URL + "/static/" + c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || string(body) != c.body {
+				t.Fatalf("GET %s = %d %q, want 200 %q", c.name, resp.StatusCode, body, c.body)
+			}
+		})
+	}
+	resp, err := http.Get(srv.URL + "/static/missing.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET a name in neither folder = %d, want 404", resp.StatusCode)
+	}
 }

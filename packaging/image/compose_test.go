@@ -169,8 +169,8 @@ func TestCompose_OurServices(t *testing.T) {
 		!strings.HasSuffix(cfg.HTTPListen, ":"+strconv.Itoa(http)) {
 		t.Errorf("world: node %d, ether %s, ports %v; want node 10 spawning its ether on %v", cfg.NodeID, cfg.Ether, world.Ports, want)
 	}
-	if cfg.DBHost != "postgres" || !slices.Equal(cfg.Cluster, []string{"nats://nats:4222"}) {
-		t.Errorf("world: database %s, NATS %v: not the compose services", cfg.DBHost, cfg.Cluster)
+	if cfg.DB.Host != "postgres" || !slices.Equal(cfg.Cluster, []string{"nats://nats:4222"}) {
+		t.Errorf("world: database %s, NATS %v: not the compose services", cfg.DB.Host, cfg.Cluster)
 	}
 }
 

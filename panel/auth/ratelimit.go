@@ -1,10 +1,11 @@
 package auth
 
 import (
-	"net/netip"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/peerkey"
 )
 
 // LimitOptions configure the failed-login rate limit; zero fields take
@@ -152,18 +153,12 @@ func (l *Limiter) endLocked(keys []string) {
 }
 
 // UserKey and AddrKey name the limiter's keys for a username and a remote
-// address (IPv6 addresses count per /64: one host holds a whole /64).
+// address (internal/peerkey: IPv6 addresses count per /64, one host holds a
+// whole /64; an IPv4-mapped address counts as its IPv4).
 func UserKey(name string) string { return "user:" + strings.ToLower(name) }
 
 // AddrKey is the key of a remote address (host only, no port).
-func AddrKey(addr string) string {
-	if ip, err := netip.ParseAddr(addr); err == nil && ip.Is6() && !ip.Is4In6() {
-		if p, err := ip.Prefix(64); err == nil {
-			return "addr:" + p.String()
-		}
-	}
-	return "addr:" + addr
-}
+func AddrKey(addr string) string { return "addr:" + peerkey.Of(addr) }
 
 // failLocked records a failed login for each key and returns how long
 // they are now locked out (0: not yet).

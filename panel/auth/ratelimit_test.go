@@ -88,6 +88,14 @@ func TestLimiter_IPv6CountsPerSlash64(t *testing.T) {
 	}
 }
 
+// An IPv4 client seen through an IPv4-mapped IPv6 address (a dual-stack
+// listener) counts as the same client.
+func TestLimiter_IPv4MappedCountsAsIPv4(t *testing.T) {
+	if AddrKey("::ffff:192.0.2.7") != AddrKey("192.0.2.7") {
+		t.Fatalf("an IPv4-mapped address has its own key: %s, %s", AddrKey("::ffff:192.0.2.7"), AddrKey("192.0.2.7"))
+	}
+}
+
 // A storm of distinct names cannot grow memory past MaxKeys, and a locked
 // key is not the one evicted while older ones exist.
 func TestLimiter_BoundedMemory(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package ui holds the panel's pages: templ components (*.templ with their
 // generated *_templ.go, committed) and the embedded static assets (one
-// stylesheet, vendored htmx 2 and its SSE extension, small scripts). It
+// stylesheet and small scripts in static, vendored htmx 2 and its SSE
+// extension in third_party, both served under StaticPrefix). It
 // renders what it is given and imports nothing of the panel's packages
 // (DESIGN.md section 2: nothing but panel imports panel); the world's browser
 // client (web/world) never imports it.
@@ -13,13 +14,13 @@ import (
 	"github.com/corrosion/corrosion/internal/webasset"
 )
 
-//go:embed static
+//go:embed static third_party
 var staticFS embed.FS
 
 // StaticPrefix is where Static is mounted.
 const StaticPrefix = "/static/"
 
-var staticAssets = webasset.New(staticFS, "static", StaticPrefix)
+var staticAssets = webasset.New(staticFS, StaticPrefix, "static", "third_party")
 
 // Asset returns the URL of a static file with a content-hash query, so
 // that it can be cached for a year and still change with each build.

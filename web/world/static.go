@@ -13,7 +13,7 @@ var staticFS embed.FS
 // StaticPrefix is where the assets are served.
 const StaticPrefix = "/client/static/"
 
-var staticAssets = webasset.New(staticFS, "static", StaticPrefix)
+var staticAssets = webasset.New(staticFS, StaticPrefix, "static")
 
 // Scripts are the client's scripts in the order the page loads them. Each
 // is a classic deferred script that adds its part to window.corrosionWorld

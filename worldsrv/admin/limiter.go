@@ -1,9 +1,11 @@
 package admin
 
 import (
-	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/peerkey"
 )
 
 // Limiter defaults.
@@ -32,21 +34,11 @@ type LimitConfig struct {
 }
 
 func (c LimitConfig) withDefaults() LimitConfig {
-	if c.FreeFailures <= 0 {
-		c.FreeFailures = DefaultFreeFailures
-	}
-	if c.BaseBlock <= 0 {
-		c.BaseBlock = DefaultBaseBlock
-	}
-	if c.MaxBlock <= 0 {
-		c.MaxBlock = DefaultMaxBlock
-	}
-	if c.ForgetAfter <= 0 {
-		c.ForgetAfter = DefaultForgetAfter
-	}
-	if c.MaxTracked <= 0 {
-		c.MaxTracked = DefaultMaxTracked
-	}
+	c.FreeFailures = flagval.Default(c.FreeFailures, DefaultFreeFailures)
+	c.BaseBlock = flagval.Default(c.BaseBlock, DefaultBaseBlock)
+	c.MaxBlock = flagval.Default(c.MaxBlock, DefaultMaxBlock)
+	c.ForgetAfter = flagval.Default(c.ForgetAfter, DefaultForgetAfter)
+	c.MaxTracked = flagval.Default(c.MaxTracked, DefaultMaxTracked)
 	return c
 }
 
@@ -56,7 +48,8 @@ func (c LimitConfig) withDefaults() LimitConfig {
 // even asked for its password) doubles the period up to MaxBlock. A right
 // password forgets the address. Only failures are tracked, at most
 // MaxTracked addresses: when full, idle entries are purged and then the
-// least recently failed one is evicted. Both transports share one limiter.
+// least recently failed one is evicted. Both transports share one limiter;
+// an address counts by its peerkey (an IPv6 host by its /64).
 type limiter struct {
 	cfg LimitConfig // immutable after newLimiter
 
@@ -79,7 +72,7 @@ func newLimiter(cfg LimitConfig) *limiter {
 func (l *limiter) allow(addr string, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e := l.entries[hostOf(addr)]
+	e := l.entries[peerkey.Of(addr)]
 	if e == nil || !now.Before(e.until) {
 		return true, 0
 	}
@@ -91,7 +84,7 @@ func (l *limiter) allow(addr string, now time.Time) (bool, time.Duration) {
 func (l *limiter) fail(addr string, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := hostOf(addr)
+	key := peerkey.Of(addr)
 	e := l.entries[key]
 	if e != nil && l.forgettableLocked(e, now) {
 		e = nil
@@ -119,7 +112,7 @@ func (l *limiter) fail(addr string, now time.Time) time.Duration {
 func (l *limiter) succeed(addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.entries, hostOf(addr))
+	delete(l.entries, peerkey.Of(addr))
 }
 
 // tracked is the number of addresses held.
@@ -154,20 +147,4 @@ func (l *limiter) makeRoomLocked(now time.Time) {
 		}
 	}
 	delete(l.entries, oldest)
-}
-
-// hostOf is the limiter's key for a "host:port" remote address: the IP
-// (the port changes with every connection), and for IPv6 its /64, since
-// one host commonly holds a whole /64.
-func hostOf(addr string) string {
-	ap, err := netip.ParseAddrPort(addr)
-	if err != nil {
-		return addr
-	}
-	ip := ap.Addr().Unmap()
-	if ip.Is4() {
-		return ip.String()
-	}
-	p, _ := ip.Prefix(64) // cannot fail for an IPv6 address
-	return p.String()
 }

@@ -72,18 +72,3 @@ func TestLimiter_MemoryBounded(t *testing.T) {
 		t.Fatal("the oldest offender is still held past the cap")
 	}
 }
-
-func TestHostOf(t *testing.T) {
-	cases := map[string]string{
-		"192.0.2.1:40000":               "192.0.2.1",
-		"[::ffff:192.0.2.1]:1":          "192.0.2.1",
-		"[2001:db8:1:2:3:4:5:6]:9":      "2001:db8:1:2::/64",
-		"[2001:db8:1:2:ffff::1%eth0]:9": "2001:db8:1:2::/64",
-		"not an address":                "not an address",
-	}
-	for in, want := range cases {
-		if got := hostOf(in); got != want {
-			t.Errorf("hostOf(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

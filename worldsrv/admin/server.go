@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/flagval"
 )
 
 // Server defaults.
@@ -108,18 +110,10 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.MaxConns <= 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.AuthTimeout <= 0 {
-		cfg.AuthTimeout = DefaultAuthTimeout
-	}
-	if cfg.CommandTimeout <= 0 {
-		cfg.CommandTimeout = DefaultCommandTimeout
-	}
+	cfg.MaxConns = flagval.Default(cfg.MaxConns, DefaultMaxConns)
+	cfg.IdleTimeout = flagval.Default(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.AuthTimeout = flagval.Default(cfg.AuthTimeout, DefaultAuthTimeout)
+	cfg.CommandTimeout = flagval.Default(cfg.CommandTimeout, DefaultCommandTimeout)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

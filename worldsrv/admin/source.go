@@ -8,6 +8,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/corrosion/corrosion/internal/ctxtime"
 )
 
 // kind names for logs.
@@ -41,7 +43,7 @@ func (s *Server) ServeSource(ctx context.Context, ln net.Listener) error {
 			}
 			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
 			s.log.Warn("source rcon accept failed; retrying", "err", err, "in", pause)
-			if !sleepCtx(ctx, pause) {
+			if !ctxtime.Sleep(ctx, pause) {
 				return nil
 			}
 			continue
@@ -183,7 +185,7 @@ func (c *sourceConn) handle(p packet) bool {
 func (c *sourceConn) auth(p packet) bool {
 	outcome, _ := c.s.authenticate(kindSource, c.addr, string(p.body))
 	c.wbuf = appendPacket(c.wbuf, p.id, typeResponseValue, "")
-	if !c.flush() || !sleepCtx(c.ctx, authGap) {
+	if !c.flush() || !ctxtime.Sleep(c.ctx, authGap) {
 		return false
 	}
 	if outcome != authOK {
@@ -219,15 +221,4 @@ func (c *sourceConn) logEnd(err error) {
 func isTemporary(err error) bool {
 	var ne interface{ Temporary() bool }
 	return errors.As(err, &ne) && ne.Temporary() && !errors.Is(err, net.ErrClosed)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

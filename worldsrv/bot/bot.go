@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -145,15 +146,9 @@ func dial(ctx context.Context, cfg Config) (net.Conn, error) {
 }
 
 func (cfg Config) withDefaults() Config {
-	if cfg.Events <= 0 {
-		cfg.Events = DefaultEvents
-	}
-	if cfg.Keepalive <= 0 {
-		cfg.Keepalive = DefaultKeepalive
-	}
-	if cfg.LoginTimeout <= 0 {
-		cfg.LoginTimeout = DefaultLoginTimeout
-	}
+	cfg.Events = flagval.Default(cfg.Events, DefaultEvents)
+	cfg.Keepalive = flagval.Default(cfg.Keepalive, DefaultKeepalive)
+	cfg.LoginTimeout = flagval.Default(cfg.LoginTimeout, DefaultLoginTimeout)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -46,45 +46,45 @@ func (c *Client) Walk(x, y uint16) error { return c.send(proto.Walk{X: x, Y: y})
 // AddFriend asks the world to add name to the friend list.
 func (c *Client) AddFriend(name string) error { return c.send(proto.FriendAdd{Name: name}) }
 
-// DelFriend removes name from the friend list. The world does not answer
-// (docs/world-protocol.md), so the client removes the row itself.
-func (c *Client) DelFriend(name string) error {
-	if err := c.send(proto.FriendDel{Name: name}); err != nil {
+// sendUnanswered sends m, which the world does not answer
+// (docs/world-protocol.md), and once it is sent applies its effect to
+// State itself.
+func (c *Client) sendUnanswered(m proto.ClientMessage, apply func(st *State)) error {
+	if err := c.send(m); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for k := range c.st.Friends {
-		if sameName(k, name) {
-			delete(c.st.Friends, k)
-		}
-	}
+	apply(&c.st)
 	return nil
 }
 
-// AddIgnore adds name to the ignore list, and to State's (the world does
-// not answer; an IgnoreList it sends later replaces the list).
+// DelFriend removes name from the friend list, and from State's.
+func (c *Client) DelFriend(name string) error {
+	return c.sendUnanswered(proto.FriendDel{Name: name}, func(st *State) {
+		for k := range st.Friends {
+			if sameName(k, name) {
+				delete(st.Friends, k)
+			}
+		}
+	})
+}
+
+// AddIgnore adds name to the ignore list, and to State's (an IgnoreList
+// the world sends later replaces the list).
 func (c *Client) AddIgnore(name string) error {
-	if err := c.send(proto.IgnoreAdd{Name: name}); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !slices.ContainsFunc(c.st.Ignores, func(k string) bool { return sameName(k, name) }) {
-		c.st.Ignores = append(c.st.Ignores, name)
-	}
-	return nil
+	return c.sendUnanswered(proto.IgnoreAdd{Name: name}, func(st *State) {
+		if !slices.ContainsFunc(st.Ignores, func(k string) bool { return sameName(k, name) }) {
+			st.Ignores = append(st.Ignores, name)
+		}
+	})
 }
 
 // DelIgnore removes name from the ignore list, and from State's.
 func (c *Client) DelIgnore(name string) error {
-	if err := c.send(proto.IgnoreDel{Name: name}); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.st.Ignores = slices.DeleteFunc(c.st.Ignores, func(k string) bool { return sameName(k, name) })
-	return nil
+	return c.sendUnanswered(proto.IgnoreDel{Name: name}, func(st *State) {
+		st.Ignores = slices.DeleteFunc(st.Ignores, func(k string) bool { return sameName(k, name) })
+	})
 }
 
 // sameName reports whether two names are the same player (name37).

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -65,12 +66,8 @@ type Config struct {
 	EtherBin  string    // --ether-bin: the ether executable to spawn ("": next to worldsrv, else PATH)
 	LinkToken string    // RS_LINK_TOKEN, --link-token, --link-token-file [RS_LINK_TOKEN_FILE]: sidecar link token ("" when spawning: random). Secret
 
-	DBHost  string   // RS_DB_HOST, --db-host (default localhost)
-	DBPort  int      // RS_DB_PORT, --db-port (default 5432)
-	DBName  string   // RS_DB_NAME, --db-name (default postgres)
-	DBUser  string   // RS_DB_USER, --db-user (default postgres)
-	DBPass  string   // RS_DB_PASS, --db-pass, --db-pass-file [RS_DB_PASS_FILE] (default password). Secret
-	Cluster []string // RS_CLUSTER_HOSTS, --cluster: NATS URLs for the sidecar (default nats://127.0.0.1:4222). Credentials secret
+	DB      flagval.DB // RS_DB_*, --db-*: the seed's database settings (default flagval.DefaultDB). Password secret
+	Cluster []string   // RS_CLUSTER_HOSTS, --cluster: NATS URLs for the sidecar (default nats://127.0.0.1:4222). Credentials secret
 
 	RCONPassword string // RS_RCON_PASSWORD, --rcon-password, --rcon-password-file [RS_RCON_PASSWORD_FILE]: "" turns RCON (Source and WebRCON) off. Secret
 	Autoregister bool   // --autoregister: a new name registers on first login (default true)
@@ -106,8 +103,7 @@ var ErrConfig = errors.New("invalid configuration")
 // Default is the configuration with nothing set.
 func Default() Config {
 	return Config{
-		NodeID: DefaultNodeID, DBHost: "localhost", DBPort: 5432, DBName: "postgres",
-		DBUser: "postgres", DBPass: "password", Cluster: []string{DefaultCluster},
+		NodeID: DefaultNodeID, DB: flagval.DefaultDB(), Cluster: []string{DefaultCluster},
 		Autoregister: true, MaxPlayers: DefaultMaxPlayers, MaxConnsPerIP: DefaultMaxConnsPerIP,
 		LogLevel: slog.LevelInfo,
 	}
@@ -200,15 +196,3 @@ func (c *Config) etherPort() int {
 
 // RCONEnabled reports whether the admin console is on (a password is set).
 func (c *Config) RCONEnabled() bool { return c.RCONPassword != "" }
-
-// DSN is the database URL built from the DB fields (it holds DBPass: never
-// log it; String redacts).
-func (c *Config) DSN() string {
-	u := url.URL{
-		Scheme: "postgres",
-		User:   url.UserPassword(c.DBUser, c.DBPass),
-		Host:   hostPort(c.DBHost, c.DBPort),
-		Path:   "/" + c.DBName,
-	}
-	return u.String()
-}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
@@ -30,7 +31,7 @@ func TestLoad_Defaults(t *testing.T) {
 	c := mustLoad(t, nil, nil)
 	want := Config{
 		NodeID: 10, EtherPort: 5010, Ether: EtherSpawn, LinkToken: c.LinkToken,
-		DBHost: "localhost", DBPort: 5432, DBName: "postgres", DBUser: "postgres", DBPass: "password",
+		DB:      flagval.DB{Host: "localhost", Port: 5432, Name: "postgres", User: "postgres", Pass: "password"},
 		Cluster: []string{"nats://127.0.0.1:4222"}, Autoregister: true,
 		Seed: terrain.DefaultSeed(10), SeedSet: true, Biome: terrain.BiomeFromSeed(terrain.DefaultSeed(10)), BiomeSet: true,
 		MaxPlayers: 2000, MaxConnsPerIP: 10,
@@ -95,12 +96,12 @@ func TestLoad_Flags(t *testing.T) {
 		{"no-ether=false", []string{"--no-ether=false"}, func(c Config) bool { return c.Ether == EtherSpawn }},
 		{"ether-bin", []string{"--ether-bin", "/opt/ether"}, func(c Config) bool { return c.EtherBin == "/opt/ether" }},
 		{"link token kept", []string{"--link-token", "tok"}, func(c Config) bool { return c.LinkToken == "tok" }},
-		{"db host", []string{"--db-host", "db.example"}, func(c Config) bool { return c.DBHost == "db.example" }},
-		{"db port", []string{"--db-port", "6543"}, func(c Config) bool { return c.DBPort == 6543 }},
-		{"db name", []string{"--db-name", "world"}, func(c Config) bool { return c.DBName == "world" }},
-		{"db user", []string{"--db-user", "w"}, func(c Config) bool { return c.DBUser == "w" }},
-		{"db pass", []string{"--db-pass", "s3cret"}, func(c Config) bool { return c.DBPass == "s3cret" }},
-		{"db pass empty", []string{"--db-pass", ""}, func(c Config) bool { return c.DBPass == "" }},
+		{"db host", []string{"--db-host", "db.example"}, func(c Config) bool { return c.DB.Host == "db.example" }},
+		{"db port", []string{"--db-port", "6543"}, func(c Config) bool { return c.DB.Port == 6543 }},
+		{"db name", []string{"--db-name", "world"}, func(c Config) bool { return c.DB.Name == "world" }},
+		{"db user", []string{"--db-user", "w"}, func(c Config) bool { return c.DB.User == "w" }},
+		{"db pass", []string{"--db-pass", "s3cret"}, func(c Config) bool { return c.DB.Pass == "s3cret" }},
+		{"db pass empty", []string{"--db-pass", ""}, func(c Config) bool { return c.DB.Pass == "" }},
 		{"cluster list", []string{"--cluster", "nats://a:4222, b:4223,"}, func(c Config) bool { return reflect.DeepEqual(c.Cluster, []string{"nats://a:4222", "b:4223"}) }},
 		{"cluster empty with ether off", []string{"--cluster", "", "--no-ether"}, func(c Config) bool { return len(c.Cluster) == 0 }},
 		{"rcon password", []string{"--rcon-password", "pw"}, func(c Config) bool { return c.RCONPassword == "pw" && c.RCONEnabled() }},
@@ -141,8 +142,8 @@ func TestLoad_Environment(t *testing.T) {
 		"RS_LINK_TOKEN": "t", "RS_LOG_LEVEL": "warn",
 	}
 	c := mustLoad(t, nil, env)
-	if c.NodeID != 11 || c.EtherPort != 6011 || c.DBHost != "pg" || c.DBPort != 5433 || c.DBName != "rs" ||
-		c.DBUser != "u" || c.DBPass != "p" || len(c.Cluster) != 2 || c.LinkToken != "t" || c.LogLevel != slog.LevelWarn {
+	if c.NodeID != 11 || c.EtherPort != 6011 || c.DB.Host != "pg" || c.DB.Port != 5433 || c.DB.Name != "rs" ||
+		c.DB.User != "u" || c.DB.Pass != "p" || len(c.Cluster) != 2 || c.LinkToken != "t" || c.LogLevel != slog.LevelWarn {
 		t.Fatalf("from the environment: %s", c)
 	}
 	if c.HTTPListen != "0.0.0.0:8081" {
@@ -150,7 +151,7 @@ func TestLoad_Environment(t *testing.T) {
 	}
 	t.Run("flags win", func(t *testing.T) {
 		c := mustLoad(t, []string{"--node-id", "12", "--db-host", "other", "--cluster", "nats://x:1"}, env)
-		if c.NodeID != 12 || c.DBHost != "other" || !reflect.DeepEqual(c.Cluster, []string{"nats://x:1"}) || c.DBUser != "u" {
+		if c.NodeID != 12 || c.DB.Host != "other" || !reflect.DeepEqual(c.Cluster, []string{"nats://x:1"}) || c.DB.User != "u" {
 			t.Fatalf("flags over env: %s", c)
 		}
 	})

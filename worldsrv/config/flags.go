@@ -11,48 +11,35 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/terrain"
 )
 
-// option binds one field to its flag and, where the seed has one, its
-// environment variable.
-type option struct {
-	flag, env, usage string
-	set              func(string) error
-	get              func() string // the value as printed: secrets redacted
-	boolean          bool          // a flag given without a value means true
-}
-
-func (c *Config) options() []option {
-	return []option{
-		{flag: "node-id", env: "RS_NODE_ID", usage: "world node id, 1-255 (world number = node id - 9)", set: flagval.NodeID(&c.NodeID), get: func() string { return strconv.Itoa(int(c.NodeID)) }},
-		{flag: "ether-port", env: "RS_ETHER_PORT", usage: "sidecar link port on 127.0.0.1 (0: 5000 + node id)", set: flagval.Port(&c.EtherPort), get: func() string { return strconv.Itoa(c.EtherPort) }},
-		{flag: "ether", usage: "sidecar: spawn, connect or off (default spawn)", set: modeSetter(&c.Ether), get: func() string { return string(c.Ether) }},
-		{flag: "no-ether", usage: "no sidecar and no social features (= --ether off)", set: flagval.Bool(&c.NoEther), get: func() string { return strconv.FormatBool(c.NoEther) }, boolean: true},
-		{flag: "ether-bin", usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", set: flagval.String(&c.EtherBin), get: func() string { return c.EtherBin }},
-		{flag: "link-token", env: "RS_LINK_TOKEN", usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), set: flagval.String(&c.LinkToken), get: func() string { return flagval.Shown(c.LinkToken) }},
-		{flag: "link-token-file", env: "RS_LINK_TOKEN_FILE", usage: "file holding the sidecar link token", set: flagval.SecretFile(&c.LinkToken), get: flagval.NoDefault},
-		{flag: "db-host", env: "RS_DB_HOST", usage: "Postgres host", set: flagval.String(&c.DBHost), get: func() string { return c.DBHost }},
-		{flag: "db-port", env: "RS_DB_PORT", usage: "Postgres port", set: flagval.Port(&c.DBPort), get: func() string { return strconv.Itoa(c.DBPort) }},
-		{flag: "db-name", env: "RS_DB_NAME", usage: "Postgres database", set: flagval.String(&c.DBName), get: func() string { return c.DBName }},
-		{flag: "db-user", env: "RS_DB_USER", usage: "Postgres user", set: flagval.String(&c.DBUser), get: func() string { return c.DBUser }},
-		{flag: "db-pass", env: "RS_DB_PASS", usage: flagval.SecretUsage("Postgres password", "RS_DB_PASS", "db-pass-file"), set: flagval.String(&c.DBPass), get: func() string { return flagval.Shown(c.DBPass) }},
-		{flag: "db-pass-file", env: "RS_DB_PASS_FILE", usage: "file holding the Postgres password", set: flagval.SecretFile(&c.DBPass), get: flagval.NoDefault},
-		{flag: "cluster", env: "RS_CLUSTER_HOSTS", usage: "comma-separated NATS URLs for the sidecar", set: flagval.List(&c.Cluster), get: c.ClusterRedacted},
-		{flag: "rcon-password", env: "RS_RCON_PASSWORD", usage: flagval.SecretUsage("admin console password (empty: RCON off)", "RS_RCON_PASSWORD", "rcon-password-file"), set: flagval.String(&c.RCONPassword), get: func() string { return flagval.Shown(c.RCONPassword) }},
-		{flag: "rcon-password-file", env: "RS_RCON_PASSWORD_FILE", usage: "file holding the admin console password", set: flagval.SecretFile(&c.RCONPassword), get: flagval.NoDefault},
-		{flag: "autoregister", usage: "a new name registers on first login", set: flagval.Bool(&c.Autoregister), get: func() string { return strconv.FormatBool(c.Autoregister) }, boolean: true},
-		{flag: "seed", usage: "terrain seed, decimal or 0x hex (default: from the node id)", set: seedSetter(&c.Seed, &c.SeedSet), get: c.seedShown},
-		{flag: "biome", usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", set: biomeSetter(&c.Biome, &c.BiomeSet), get: c.biomeShown},
-		{flag: "max-players", usage: "players online at most", set: flagval.Int(&c.MaxPlayers), get: func() string { return strconv.Itoa(c.MaxPlayers) }},
-		{flag: "max-conns-per-ip", usage: "open game connections from one address at most", set: flagval.Int(&c.MaxConnsPerIP), get: func() string { return strconv.Itoa(c.MaxConnsPerIP) }},
-		{flag: "word-filter", usage: "private-message word filter: a file (one word a line) or a comma list", set: flagval.String(&c.WordFilter), get: func() string { return c.WordFilter }},
-		{flag: "game-listen", usage: "game port address (default 0.0.0.0:43584+node id)", set: flagval.String(&c.GameListen), get: func() string { return c.GameListen }},
-		{flag: "http-listen", usage: "HTTP address (default 0.0.0.0:8070+node id)", set: flagval.String(&c.HTTPListen), get: func() string { return c.HTTPListen }},
-		{flag: "rcon-listen", usage: "Source RCON address (default 127.0.0.1:25500+node id)", set: flagval.String(&c.RCONListen), get: func() string { return c.RCONListen }},
-		{flag: "public-url", env: "RS_PUBLIC_URL", usage: "where players open the browser client, reported to the panel (default http://<http-listen>/client?world=W; an unspecified host is this machine's name)", set: flagval.String(&c.PublicURL), get: func() string { return c.PublicURL }},
-		{flag: "license-id", env: "CORROSION_LICENSE_ID", usage: "license whose agent runs this world, reported in /status and to the sidecar (set by the agent)", set: flagval.String(&c.LicenseID), get: func() string { return c.LicenseID }},
-		{flag: "instance-id", env: "CORROSION_INSTANCE_ID", usage: "this world's instance id on its agent (set by the agent)", set: flagval.String(&c.InstanceID), get: func() string { return c.InstanceID }},
-		{flag: "log-stdout", env: "RS_LOG_STDOUT", usage: "log to stdout instead of stderr (on by itself when the corrosion agent runs the world)", set: flagval.Bool(&c.LogStdout), get: func() string { return strconv.FormatBool(c.LogStdout) }, boolean: true},
-		{flag: "log-level", env: "RS_LOG_LEVEL", usage: "debug, info, warn or error", set: flagval.Level(&c.LogLevel), get: func() string { return flagval.LevelName(c.LogLevel) }},
-	}
+// options are c's settings: flag, variable (where the seed has one), usage.
+func (c *Config) options() []flagval.Var {
+	vars := append(flagval.NodeVars(&c.NodeID, &c.EtherPort), []flagval.Var{
+		{Flag: "ether", Usage: "sidecar: spawn, connect or off (default spawn)", Set: modeSetter(&c.Ether), Get: func() string { return string(c.Ether) }},
+		{Flag: "no-ether", Usage: "no sidecar and no social features (= --ether off)", Set: flagval.Bool(&c.NoEther), Get: func() string { return strconv.FormatBool(c.NoEther) }, Bool: true},
+		{Flag: "ether-bin", Usage: "ether executable to spawn (empty: next to worldsrv, else PATH)", Set: flagval.String(&c.EtherBin), Get: func() string { return c.EtherBin }},
+		{Flag: "link-token", Env: "RS_LINK_TOKEN", Usage: flagval.SecretUsage("sidecar link token (empty when spawning: random)", "RS_LINK_TOKEN", "link-token-file"), Set: flagval.String(&c.LinkToken), Get: func() string { return flagval.Shown(c.LinkToken) }},
+		{Flag: "link-token-file", Env: "RS_LINK_TOKEN_FILE", Usage: "file holding the sidecar link token", Set: flagval.SecretFile(&c.LinkToken), Get: flagval.NoDefault},
+	}...)
+	vars = append(vars, c.DB.Vars()...)
+	return append(vars, []flagval.Var{
+		{Flag: "cluster", Env: "RS_CLUSTER_HOSTS", Usage: "comma-separated NATS URLs for the sidecar", Set: flagval.List(&c.Cluster), Get: c.ClusterRedacted},
+		{Flag: "rcon-password", Env: "RS_RCON_PASSWORD", Usage: flagval.SecretUsage("admin console password (empty: RCON off)", "RS_RCON_PASSWORD", "rcon-password-file"), Set: flagval.String(&c.RCONPassword), Get: func() string { return flagval.Shown(c.RCONPassword) }},
+		{Flag: "rcon-password-file", Env: "RS_RCON_PASSWORD_FILE", Usage: "file holding the admin console password", Set: flagval.SecretFile(&c.RCONPassword), Get: flagval.NoDefault},
+		{Flag: "autoregister", Usage: "a new name registers on first login", Set: flagval.Bool(&c.Autoregister), Get: func() string { return strconv.FormatBool(c.Autoregister) }, Bool: true},
+		{Flag: "seed", Usage: "terrain seed, decimal or 0x hex (default: from the node id)", Set: seedSetter(&c.Seed, &c.SeedSet), Get: c.seedShown},
+		{Flag: "biome", Usage: "grassland, arctic, desert, marshland, tropic or 0-4 (default: from the seed)", Set: biomeSetter(&c.Biome, &c.BiomeSet), Get: c.biomeShown},
+		{Flag: "max-players", Usage: "players online at most", Set: flagval.Int(&c.MaxPlayers), Get: func() string { return strconv.Itoa(c.MaxPlayers) }},
+		{Flag: "max-conns-per-ip", Usage: "open game connections from one address at most", Set: flagval.Int(&c.MaxConnsPerIP), Get: func() string { return strconv.Itoa(c.MaxConnsPerIP) }},
+		{Flag: "word-filter", Usage: "private-message word filter: a file (one word a line) or a comma list", Set: flagval.String(&c.WordFilter), Get: func() string { return c.WordFilter }},
+		{Flag: "game-listen", Usage: "game port address (default 0.0.0.0:43584+node id)", Set: flagval.String(&c.GameListen), Get: func() string { return c.GameListen }},
+		{Flag: "http-listen", Usage: "HTTP address (default 0.0.0.0:8070+node id)", Set: flagval.String(&c.HTTPListen), Get: func() string { return c.HTTPListen }},
+		{Flag: "rcon-listen", Usage: "Source RCON address (default 127.0.0.1:25500+node id)", Set: flagval.String(&c.RCONListen), Get: func() string { return c.RCONListen }},
+		{Flag: "public-url", Env: "RS_PUBLIC_URL", Usage: "where players open the browser client, reported to the panel (default http://<http-listen>/client?world=W; an unspecified host is this machine's name)", Set: flagval.String(&c.PublicURL), Get: func() string { return c.PublicURL }},
+		{Flag: "license-id", Env: "CORROSION_LICENSE_ID", Usage: "license whose agent runs this world, reported in /status and to the sidecar (set by the agent)", Set: flagval.String(&c.LicenseID), Get: func() string { return c.LicenseID }},
+		{Flag: "instance-id", Env: "CORROSION_INSTANCE_ID", Usage: "this world's instance id on its agent (set by the agent)", Set: flagval.String(&c.InstanceID), Get: func() string { return c.InstanceID }},
+		{Flag: "log-stdout", Env: "RS_LOG_STDOUT", Usage: "log to stdout instead of stderr (on by itself when the corrosion agent runs the world)", Set: flagval.Bool(&c.LogStdout), Get: func() string { return strconv.FormatBool(c.LogStdout) }, Bool: true},
+		{Flag: "log-level", Env: "RS_LOG_LEVEL", Usage: "debug, info, warn or error", Set: flagval.Level(&c.LogLevel), Get: func() string { return flagval.LevelName(c.LogLevel) }},
+	}...)
 }
 
 // Load builds the configuration in the one order (docs/development.md,
@@ -61,13 +48,7 @@ func (c *Config) options() []option {
 // reported as the user's, not a default's. Help is flag.ErrHelp.
 func Load(args []string, getenv func(string) string) (Config, error) {
 	c := Default()
-	var env []flagval.EnvVar
-	for _, o := range c.options() {
-		if o.env != "" {
-			env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
-		}
-	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(&c, io.Discard), args, ErrConfig); err != nil {
+	if err := flagval.Load("worldsrv", c.options(), getenv, args, ErrConfig); err != nil {
 		return c, err
 	}
 	if err := c.Validate(); err != nil { // before Resolved: a conflict is the user's, not a default's
@@ -77,27 +58,11 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	return c, c.Validate()
 }
 
-// NewFlagSet declares c's flags on a new set writing its usage to out.
+// NewFlagSet declares c's flags on a new set writing its usage to out. A
+// default the usage already describes (listen addresses, seed, biome) or an
+// empty one is not printed again.
 func NewFlagSet(c *Config, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("worldsrv", flag.ContinueOnError)
-	fs.SetOutput(out)
-	for _, o := range c.options() {
-		usage := o.usage
-		if o.env != "" {
-			usage += " [" + o.env + "]"
-		}
-		// A default the usage already describes (listen addresses, seed,
-		// biome) or an empty one is not printed again.
-		if def := o.get(); def != "" && !strings.Contains(o.usage, "(default") {
-			usage += " (default " + def + ")"
-		}
-		if o.boolean {
-			fs.BoolFunc(o.flag, usage, o.set)
-			continue
-		}
-		fs.Func(o.flag, usage, o.set)
-	}
-	return fs
+	return flagval.FlagSet("worldsrv", c.options(), out)
 }
 
 func (c *Config) seedShown() string {

@@ -22,7 +22,7 @@ func (c Config) String() string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString("--" + o.flag + "=" + o.get())
+		b.WriteString("--" + o.Flag + "=" + o.Get())
 	}
 	return b.String()
 }
@@ -33,7 +33,7 @@ func (c Config) LogValue() slog.Value {
 	opts := c.options()
 	attrs := make([]slog.Attr, len(opts))
 	for i, o := range opts {
-		attrs[i] = slog.String(o.flag, o.get())
+		attrs[i] = slog.String(o.Flag, o.Get())
 	}
 	return slog.GroupValue(attrs...)
 }

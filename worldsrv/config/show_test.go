@@ -28,8 +28,8 @@ func TestConfig_SecretsNeverShown(t *testing.T) {
 			t.Errorf("%s hides more than the secrets: %s", name, out)
 		}
 	}
-	if !strings.Contains(c.DSN(), "dbSECRET") {
-		t.Fatalf("DSN must carry the password: %s", c.DSN())
+	if !strings.Contains(c.DB.URL(), "dbSECRET") {
+		t.Fatalf("DSN must carry the password: %s", c.DB.URL())
 	}
 }
 

@@ -53,15 +53,8 @@ func (c Config) checkEther() error {
 }
 
 func (c Config) checkDB() error {
-	switch {
-	case c.DBHost == "":
-		return bad("--db-host (RS_DB_HOST)", "empty")
-	case c.DBPort <= 0 || c.DBPort > 65535:
-		return bad("--db-port (RS_DB_PORT)", "%d is not a TCP port", c.DBPort)
-	case c.DBName == "":
-		return bad("--db-name (RS_DB_NAME)", "empty")
-	case c.DBUser == "":
-		return bad("--db-user (RS_DB_USER)", "empty")
+	if err := c.DB.Check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }

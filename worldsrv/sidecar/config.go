@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/childproc"
+	"github.com/corrosion/corrosion/internal/flagval"
 )
 
 // Defaults.
@@ -25,9 +26,9 @@ type Config struct {
 	// Binary is the ether executable; "": `ether` next to the running
 	// executable, else `ether` on PATH.
 	Binary string
-	NodeID uint8 // 1–255: RS_NODE_ID
-	Port   int   // the world link, 127.0.0.1: RS_ETHER_PORT; 0: 5000 + NodeID
-	DB     DB
+	NodeID uint8      // 1–255: RS_NODE_ID
+	Port   int        // the world link, 127.0.0.1: RS_ETHER_PORT; 0: 5000 + NodeID
+	DB     flagval.DB // RS_DB_*; empty fields (and port 0) are left to ether's defaults
 	// Cluster is the NATS URLs (RS_CLUSTER_HOSTS); empty: ether's default.
 	Cluster []string
 	// ClusterName is RS_CLUSTER_NAME; "": ether's default.
@@ -47,16 +48,6 @@ type Config struct {
 	// StopTimeout is the graceful stop budget before the process tree is
 	// killed (0: DefaultStopTimeout).
 	StopTimeout time.Duration
-}
-
-// DB is the database settings handed to ether (RS_DB_*). Empty fields are
-// left to ether's defaults.
-type DB struct {
-	Host string
-	Port int
-	Name string
-	User string
-	Pass string
 }
 
 // Validate names the first bad field.
@@ -102,13 +93,10 @@ func (c Config) environment() map[string]string {
 			env[k] = v
 		}
 	}
-	set("RS_DB_HOST", c.DB.Host)
-	if c.DB.Port != 0 {
-		env["RS_DB_PORT"] = strconv.Itoa(c.DB.Port)
+	for _, kv := range c.DB.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
 	}
-	set("RS_DB_NAME", c.DB.Name)
-	set("RS_DB_USER", c.DB.User)
-	set("RS_DB_PASS", c.DB.Pass)
 	set("RS_CLUSTER_HOSTS", strings.Join(c.Cluster, ","))
 	set("RS_CLUSTER_NAME", c.ClusterName)
 	set("RS_LINK_TOKEN", c.LinkToken)

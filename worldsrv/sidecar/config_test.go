@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/flagval"
 )
 
 func TestConfig_Validate(t *testing.T) {
@@ -37,7 +39,7 @@ func TestConfig_Validate(t *testing.T) {
 }
 
 func TestConfig_Environment(t *testing.T) {
-	c := Config{NodeID: 11, DB: DB{Host: "db", Port: 5433, Name: "world", User: "u", Pass: "p"},
+	c := Config{NodeID: 11, DB: flagval.DB{Host: "db", Port: 5433, Name: "world", User: "u", Pass: "p"},
 		Cluster: []string{"nats://a:4222", "nats://b:4222"}, LinkToken: "tok",
 		Env: map[string]string{"RS_LOG_LEVEL": "debug", "RS_NODE_ID": "99"}}
 	want := map[string]string{"RS_NODE_ID": "11", "RS_ETHER_PORT": "5011", "RS_DB_HOST": "db", "RS_DB_PORT": "5433",

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -90,18 +90,16 @@ func (w testWriter) Write(p []byte) (int, error) {
 func testConfig(t *testing.T) (Config, *testbin.Output) {
 	t.Helper()
 	ns := natstest.Start(t)
-	u, err := url.Parse(pgtest.NewDatabase(t))
+	db, err := flagval.ParseDB(pgtest.NewDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, _ := u.User.Password()
-	dbPort, _ := strconv.Atoi(u.Port())
 	out := &testbin.Output{}
 	return Config{
 		Binary:      testbin.Build(t, "./ether/cmd/ether"),
 		NodeID:      10,
 		Port:        natstest.FreePort(t),
-		DB:          DB{Host: u.Hostname(), Port: dbPort, Name: strings.TrimPrefix(u.Path, "/"), User: u.User.Username(), Pass: pass},
+		DB:          db,
 		Cluster:     []string{ns.URL()},
 		ClusterName: "sidecar" + strconv.Itoa(os.Getpid()),
 		LinkToken:   "s3cret-token",

@@ -80,8 +80,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *World, er
 	if err != nil {
 		return nil, err
 	}
-	if _, err := account.Migrate(ctx, cfg.DSN()); err != nil {
-		return nil, fmt.Errorf("migrate the world's tables in %s on %s:%d: %w", cfg.DBName, cfg.DBHost, cfg.DBPort, err)
+	if _, err := account.Migrate(ctx, cfg.DB.URL()); err != nil {
+		return nil, fmt.Errorf("migrate the world's tables in %s: %w", cfg.DB, err)
 	}
 	w.world = terrain.Generate(cfg.Seed, cfg.Biome, MapSize, MapSize)
 	log.Info(fmt.Sprintf("world %d: seed %#x biome %s", cfg.World(), cfg.Seed, cfg.Biome),
@@ -108,7 +108,7 @@ func (w *World) startEther(ctx context.Context) error {
 	}
 	if cfg.Ether == config.EtherSpawn {
 		s, err := sidecar.New(sidecar.Config{Binary: cfg.EtherBin, NodeID: cfg.NodeID, Port: cfg.EtherPort,
-			DB:      sidecar.DB{Host: cfg.DBHost, Port: cfg.DBPort, Name: cfg.DBName, User: cfg.DBUser, Pass: cfg.DBPass},
+			DB:      cfg.DB,
 			Cluster: cfg.Cluster, LinkToken: cfg.LinkToken, Logger: w.log,
 			Env: map[string]string{"CORROSION_LICENSE_ID": cfg.LicenseID, "CORROSION_INSTANCE_ID": cfg.InstanceID}})
 		if err != nil {
@@ -134,9 +134,9 @@ func (w *World) startEther(ctx context.Context) error {
 }
 
 func (w *World) openAccounts(ctx context.Context) error {
-	pool, err := pgxpool.New(ctx, w.cfg.DSN())
+	pool, err := pgxpool.New(ctx, w.cfg.DB.URL())
 	if err != nil {
-		return fmt.Errorf("open database %s on %s:%d: %w", w.cfg.DBName, w.cfg.DBHost, w.cfg.DBPort, err)
+		return fmt.Errorf("open database %s: %w", w.cfg.DB, err)
 	}
 	w.pool = pool
 	return nil

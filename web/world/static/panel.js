@@ -72,16 +72,27 @@
     return [name, keyOf(key)];
   }
 
-  $('friend-add').onsubmit = (e) => {
-    e.preventDefault();
-    const got = checkName($('friend-name').value, 'friend-error');
-    if (!got) return;
+  // submitName handles the add form of list ('friend' or 'ignore'): it
+  // checks the typed name, refuses one already in have (already(shown) says
+  // why), sends op and, once sent, clears the input and returns [key, shown];
+  // else it shows the reason under the form and returns null.
+  function submitName(list, op, have, already) {
+    const got = checkName($(list + '-name').value, list + '-error');
+    if (!got) return null;
     const [name, key] = got;
     const shown = display(plain(name));
-    if (game.friends.has(key)) { $('friend-error').textContent = `${shown} is already on your friends list.`; return; }
-    if (!send(new Out(C.friendAdd).str8(plain(name)))) { $('friend-error').textContent = 'Not connected to the world.'; return; }
+    if (have.has(key)) { $(list + '-error').textContent = already(shown); return null; }
+    if (!send(new Out(op).str8(plain(name)))) { $(list + '-error').textContent = 'Not connected to the world.'; return null; }
+    $(list + '-name').value = '';
+    return [key, shown];
+  }
+
+  $('friend-add').onsubmit = (e) => {
+    e.preventDefault();
+    const sent = submitName('friend', C.friendAdd, game.friends, (shown) => `${shown} is already on your friends list.`);
+    if (!sent) return;
+    const [key, shown] = sent;
     game.friends.set(key, { name: shown, node: 0, pending: true });
-    $('friend-name').value = '';
     renderFriends();
     setTimeout(() => {
       const f = game.friends.get(key);
@@ -91,14 +102,10 @@
 
   $('ignore-add').onsubmit = (e) => {
     e.preventDefault();
-    const got = checkName($('ignore-name').value, 'ignore-error');
-    if (!got) return;
-    const [name, key] = got;
-    const shown = display(plain(name));
-    if (game.ignores.has(key)) { $('ignore-error').textContent = `${shown} is already ignored.`; return; }
-    if (!send(new Out(C.ignoreAdd).str8(plain(name)))) { $('ignore-error').textContent = 'Not connected to the world.'; return; }
+    const sent = submitName('ignore', C.ignoreAdd, game.ignores, (shown) => `${shown} is already ignored.`);
+    if (!sent) return;
+    const [key, shown] = sent;
     game.ignores.set(key, shown);
-    $('ignore-name').value = '';
     renderIgnores();
   };
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/worldsrv/bot"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
@@ -54,7 +55,7 @@ func (r *run) waitFriends(ctx context.Context) int {
 	for {
 		pending = slices.DeleteFunc(pending, func(c *bot.Client) bool { return r.friendsNotOnline(c, nodes) == 0 })
 		left := time.Until(deadline)
-		if len(pending) == 0 || left <= 0 || !sleepUntil(ctx, time.Now().Add(min(left, friendsPollEvery))) {
+		if len(pending) == 0 || left <= 0 || !ctxtime.Sleep(ctx, min(left, friendsPollEvery)) {
 			break
 		}
 	}

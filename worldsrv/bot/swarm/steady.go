@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/worldsrv/bot"
 )
 
@@ -45,7 +46,7 @@ func (r *run) walker(ctx context.Context, c *bot.Client, stream uint64) {
 			return
 		}
 		r.rec.count("walk")
-		if !sleepUntil(ctx, time.Now().Add(walkEvery+time.Duration(rng.Int64N(int64(walkEvery))))) {
+		if !ctxtime.Sleep(ctx, walkEvery+time.Duration(rng.Int64N(int64(walkEvery)))) {
 			return
 		}
 	}
@@ -62,7 +63,7 @@ func (r *run) pmSender(ctx context.Context) {
 	every := time.Duration(float64(time.Second) / r.cfg.PMRate)
 	next := time.Now()
 	for seq := uint64(1); ; seq++ {
-		if !sleepUntil(ctx, next) {
+		if !ctxtime.Sleep(ctx, time.Until(next)) {
 			return
 		}
 		next = next.Add(every)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/worldsrv/bot"
 )
 
@@ -85,7 +86,7 @@ func (r *run) loginAll(ctx context.Context) []*bot.Client {
 		t0  = time.Now()
 	)
 	for i := 0; i < r.cfg.Bots && ctx.Err() == nil; i++ {
-		if r.cfg.Ramp > 0 && !sleepUntil(ctx, t0.Add(time.Duration(float64(i)/r.cfg.Ramp*float64(time.Second)))) {
+		if r.cfg.Ramp > 0 && !ctxtime.Sleep(ctx, time.Until(t0.Add(time.Duration(float64(i)/r.cfg.Ramp*float64(time.Second))))) {
 			break
 		}
 		select {
@@ -121,22 +122,6 @@ func (r *run) login(ctx context.Context, i int) *bot.Client {
 	}
 	r.rec.login(time.Since(began))
 	return c
-}
-
-// sleepUntil waits until t or ctx's end; false when ctx ended.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // consume drains c's events until its connection ends, recording PM
@@ -194,6 +179,6 @@ func (r *run) drain(ctx context.Context) {
 		if done {
 			return
 		}
-		sleepUntil(ctx, time.Now().Add(20*time.Millisecond))
+		ctxtime.Sleep(ctx, 20*time.Millisecond)
 	}
 }

@@ -3,15 +3,14 @@
 package worldtest
 
 import (
-	"fmt"
-	"io"
-	"net/http"
-	"net/url"
+	"context"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/flagval"
+	"github.com/corrosion/corrosion/internal/healthprobe"
 	"github.com/corrosion/corrosion/internal/natstest"
 	"github.com/corrosion/corrosion/internal/pgtest"
 	"github.com/corrosion/corrosion/internal/poll"
@@ -47,32 +46,17 @@ func StartWith(t testing.TB, dsn string, extra ...string) string {
 // the test ends.
 func Run(t testing.TB, dsn string, extra ...string) World {
 	t.Helper()
-	u, err := url.Parse(dsn)
+	db, err := flagval.ParseDB(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, _ := u.User.Password()
 	game, web := natstest.FreePort(t), natstest.FreePort(t)
 	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldsrv"), "--node-id", "10", "--ether", "off",
-		"--db-host", u.Hostname(), "--db-port", u.Port(), "--db-name", u.Path[1:],
-		"--db-user", u.User.Username(), "--db-pass", pass,
 		"--game-listen", "127.0.0.1:"+strconv.Itoa(game), "--http-listen", "127.0.0.1:"+strconv.Itoa(web),
 		"--rcon-listen", "127.0.0.1:"+strconv.Itoa(natstest.FreePort(t)))
 	cmd.Args = append(cmd.Args, extra...)
-	out := &testbin.Output{}
-	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("worldsrv output:\n%s", out.String())
-		}
-	})
+	cmd.Env = append(testbin.Env(), db.Env()...)
+	out, exited := testbin.Start(t, "worldsrv", cmd)
 	w := World{Game: "127.0.0.1:" + strconv.Itoa(game), HTTP: "http://127.0.0.1:" + strconv.Itoa(web), PID: cmd.Process.Pid}
 	poll.Until(t, Wait, func() error {
 		select {
@@ -80,16 +64,7 @@ func Run(t testing.TB, dsn string, extra ...string) World {
 			t.Fatalf("worldsrv exited early: %v\n%s", cmd.ProcessState, out.String())
 		default:
 		}
-		resp, err := http.Get(w.HTTP + "/ready")
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(resp.Body)
-			return fmt.Errorf("/ready %d %s", resp.StatusCode, b)
-		}
-		return nil
+		return healthprobe.Check(context.Background(), w.HTTP+"/ready")
 	})
 	return w
 }
