@@ -3,7 +3,6 @@ package childproc
 import (
 	"fmt"
 	"os/exec"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -22,34 +21,13 @@ type groupSys struct {
 // cannot start a process suspended, so a process the child creates in its
 // first instants, before it is assigned, is outside the job.
 func StartGroup(cmd *exec.Cmd) (*Group, error) {
-	job, err := windows.CreateJobObject(nil, nil)
+	job, err := newKillOnCloseJob()
 	if err != nil {
-		return nil, fmt.Errorf("create job object: %w", err)
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-		},
-	}
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		_ = windows.CloseHandle(job)
-		return nil, fmt.Errorf("set kill-on-close on the job object: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		_ = windows.CloseHandle(job)
 		return nil, err
 	}
-	ph, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid))
-	if err == nil {
-		err = windows.AssignProcessToJobObject(job, ph)
-		_ = windows.CloseHandle(ph)
-	}
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+	if err := startInJob(cmd, job); err != nil {
 		_ = windows.CloseHandle(job)
-		return nil, fmt.Errorf("put the child in its job object: %w", err)
+		return nil, err
 	}
 	return &Group{cmd: cmd, sys: groupSys{job: job}}, nil
 }

@@ -1,16 +1,19 @@
-package childproc
+//go:build unix
+
+package childproc_test
 
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/childproc"
 	"github.com/corrosion/corrosion/internal/poll"
+	"github.com/corrosion/corrosion/internal/testbin"
 )
 
 // TestGroup_KillEndsTheWholeGroup: Kill ends the child and the process it
@@ -21,7 +24,7 @@ func TestGroup_KillEndsTheWholeGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := StartGroup(cmd)
+	g, err := childproc.StartGroup(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ func TestGroup_KillEndsTheWholeGroup(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	poll.Until(t, 5*time.Second, func() error {
-		if procRunning(grandchild) {
+		if !testbin.Ended(grandchild) {
 			return fmt.Errorf("grandchild %d still running", grandchild)
 		}
 		return nil
@@ -47,15 +50,4 @@ func TestGroup_KillEndsTheWholeGroup(t *testing.T) {
 	if err := g.Kill(); err != nil {
 		t.Errorf("a second Kill of an ended group: %v", err)
 	}
-}
-
-// procRunning reports whether pid is a running process (a zombie is not).
-func procRunning(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
