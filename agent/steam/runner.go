@@ -104,7 +104,8 @@ func AppInfoArgs(app string) []string {
 // the manifest steamcmd left: success is exit 0, no error line, AND a
 // re-read manifest showing one complete build (req.WantBuild when set).
 // Every output line goes to onLine (nil: dropped), the beta password
-// masked. Errors are *Error.
+// masked; onLine is called from one goroutine at a time, and never after
+// Update returns. Errors are *Error.
 func (r *Runner) Update(ctx context.Context, req UpdateRequest, onLine func(string)) (Manifest, error) {
 	args, err := req.Args()
 	if err != nil {
