@@ -1,7 +1,6 @@
 package steam
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corrosion/corrosion/internal/childproc"
 	"github.com/corrosion/corrosion/internal/redact"
@@ -24,7 +24,8 @@ import (
 const (
 	DefaultLimit    = time.Hour
 	DefaultAttempts = 4
-	maxLineBytes    = 4096 // a longer output line is cut into pieces
+	maxLineBytes    = 4096      // a longer output line is handed on in pieces
+	maxKeptLine     = 256 << 10 // of a longer output line, only the start is kept
 )
 
 // Runner runs steamcmd directly (no shell, no pipe through tee): its own
@@ -296,24 +297,13 @@ func (r *Runner) run(ctx context.Context, args, secrets []string, onLine func(st
 	defer g.Close()
 
 	var (
-		sc   scan
-		out  bytes.Buffer
+		sink = newLineSink(secrets, onLine)
 		read sync.WaitGroup
 	)
 	read.Add(1)
 	go func() {
 		defer read.Done()
-		eachLine(pr, func(line string) {
-			line = mask(line, secrets)
-			sc.line(line)
-			if out.Len()+len(line)+1 <= MaxVDFBytes {
-				out.WriteString(line)
-				out.WriteByte('\n')
-			}
-			if onLine != nil {
-				onLine(line)
-			}
-		})
+		eachLine(pr, sink.line)
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -339,7 +329,49 @@ func (r *Runner) run(ctx context.Context, args, secrets []string, onLine func(st
 		return nil, -1, verdict{}, &Error{Code: CodeFailed, Msg: fmt.Sprintf("steamcmd: %v", werr), Exit: -1, Err: werr}
 	}
 	r.log().Info("steamcmd: exited", "exit", exit)
-	return out.Bytes(), exit, sc.verdict(exit), nil
+	return sink.out.Bytes(), exit, sink.scan.verdict(exit), nil
+}
+
+// lineSink takes steamcmd's output lines: it masks the secrets, keeps
+// the output for the parsers (the first MaxVDFBytes), classifies each
+// line and hands it on in pieces of at most maxLineBytes. Fed by one
+// goroutine; read after it is done.
+type lineSink struct {
+	secrets []string
+	guard   int // the longest secret: how much of a cut line's end may hold part of one
+	onLine  func(string)
+	scan    scan
+	out     bytes.Buffer
+}
+
+func newLineSink(secrets []string, onLine func(string)) *lineSink {
+	k := &lineSink{secrets: secrets, onLine: onLine}
+	for _, x := range secrets {
+		k.guard = max(k.guard, len(x))
+	}
+	return k
+}
+
+// line takes one line; cut says its end was dropped, which may have cut
+// a secret in two: the part that could hold its start is dropped too.
+func (k *lineSink) line(line string, cut bool) {
+	line = mask(line, k.secrets)
+	if cut {
+		line = runePrefix(line, len(line)-k.guard) + " [line cut]"
+	}
+	k.scan.line(line)
+	if k.out.Len()+len(line)+1 <= MaxVDFBytes {
+		k.out.WriteString(line)
+		k.out.WriteByte('\n')
+	}
+	for k.onLine != nil && line != "" {
+		piece := runePrefix(line, maxLineBytes)
+		if piece == "" { // no rune start in reach (not UTF-8): the rest whole
+			piece = line
+		}
+		k.onLine(piece)
+		line = line[len(piece):]
+	}
 }
 
 // drain waits for the output reader to reach the end of the pipe; a
@@ -359,20 +391,56 @@ func drain(read *sync.WaitGroup, pr *os.File) {
 // drainWait is how long output may trail steamcmd's exit.
 const drainWait = 5 * time.Second
 
-// eachLine hands every line of r to f, a line ending at \n or \r (a
-// progress line steamcmd rewrites) and cut at maxLineBytes; empty lines
-// are dropped. It returns at EOF or a read error.
-func eachLine(r io.Reader, f func(string)) {
-	br := bufio.NewReaderSize(r, maxLineBytes)
+// eachLine hands every line of r to f: a line ends at \n or \r (a
+// progress line steamcmd rewrites) and is at most maxKeptLine bytes, the
+// rest of a longer one dropped (cut true). Empty lines are dropped. It
+// returns at EOF or a read error, after handing on an unterminated last
+// line.
+func eachLine(r io.Reader, f func(line string, cut bool)) {
+	buf := make([]byte, 32<<10)
+	var line []byte
+	cut := false
 	for {
-		chunk, err := br.ReadSlice('\n')
-		for _, l := range strings.Split(string(chunk), "\r") {
-			if l = strings.TrimRight(l, "\n"); l != "" {
-				f(l)
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			i := bytes.IndexAny(chunk, "\r\n")
+			part := chunk
+			if i >= 0 {
+				part = chunk[:i]
 			}
+			if room := maxKeptLine - len(line); len(part) > room {
+				part, cut = part[:room], true
+			}
+			line = append(line, part...)
+			if i < 0 {
+				break
+			}
+			if len(line) > 0 {
+				f(string(line), cut)
+			}
+			line, cut = line[:0], false
+			chunk = chunk[i+1:]
 		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil {
+			if len(line) > 0 {
+				f(string(line), cut)
+			}
 			return
 		}
 	}
+}
+
+// runePrefix is s cut to at most n bytes, on a rune boundary.
+func runePrefix(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
