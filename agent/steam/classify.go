@@ -70,6 +70,10 @@ func (s *scan) line(l string) {
 	default:
 		m := stateLine.FindStringSubmatch(l)
 		if m == nil {
+			if strings.Contains(l, "ERROR!") || strings.Contains(l, "Error!") || strings.Contains(l, "FAILED (") {
+				s.found = &verdict{code: CodeFailed, why: "steamcmd reported an error"}
+				s.found.line = l
+			}
 			return
 		}
 		v, ok := appStates[strings.ToLower(m[1])]

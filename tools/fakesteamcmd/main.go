@@ -85,6 +85,7 @@ func say(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
 func (f *fake) run(args []string) int {
 	say("Redirecting stderr to '%s'", filepath.Join(f.home, "logs", "stderr.txt"))
+	say("Logging directory: '%s'", filepath.Join(f.home, "logs"))
 	say("[  0%%] Checking for available updates...")
 	if f.mode == "self_update" {
 		say("[----] Downloading update (0 of 58,178 KB)...")
@@ -94,6 +95,7 @@ func (f *fake) run(args []string) int {
 		say("[----] Installing update...")
 		say("[----] Cleaning up...")
 		say("[----] Update complete, launching Steamcmd...")
+		fmt.Fprintf(os.Stderr, "steamcmd.sh[%d]: Restarting steamcmd by request...\n", os.Getpid())
 		return 7
 	}
 	say("[----] Verifying installation...")
