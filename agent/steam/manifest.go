@@ -3,6 +3,7 @@ package steam
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,24 +133,35 @@ func Installed(root, app string) (Manifest, error) {
 		return Manifest{}, err
 	}
 	p := ManifestPath(root, app)
+	name := "steamapps/appmanifest_" + app + ".acf" // messages name no host path
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return Manifest{}, fmt.Errorf("app %s under %s: %w (no %s)", app, root, ErrNotInstalled, p)
+		return Manifest{}, fmt.Errorf("app %s: %w (no %s in its install directory)", app, ErrNotInstalled, name)
 	}
 	if err != nil {
-		return Manifest{}, fmt.Errorf("read the manifest: %w", err)
+		return Manifest{}, fmt.Errorf("read %s: %w", name, errnoOnly(err))
 	}
 	defer f.Close()
 	data, err := readLimited(f, MaxVDFBytes)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("read %s: %w", p, err)
+		return Manifest{}, fmt.Errorf("read %s: %w", name, errnoOnly(err))
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("%s: %w", p, err)
+		return Manifest{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if m.AppID != app {
-		return Manifest{}, fmt.Errorf("%s: %w: it is for app %q", p, ErrVDF, m.AppID)
+		return Manifest{}, fmt.Errorf("%s: %w: it is for app %q", name, ErrVDF, m.AppID)
 	}
 	return m, nil
+}
+
+// errnoOnly is err without the path an *fs.PathError names: messages
+// name no path on the host.
+func errnoOnly(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

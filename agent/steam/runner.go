@@ -141,7 +141,7 @@ func (r *Runner) AppInfo(ctx context.Context, app string, onLine func(string)) (
 	}
 	cache := filepath.Join(r.home(), "appcache", "appinfo.vdf")
 	if err := os.Remove(cache); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return AppInfo{}, &Error{Code: CodeFailed, Msg: fmt.Sprintf("remove steamcmd's stale app cache: %v", err), Exit: -1, Err: err}
+		return AppInfo{}, &Error{Code: CodeFailed, Msg: fmt.Sprintf("remove steamcmd's stale appcache/appinfo.vdf: %v", errnoOnly(err)), Exit: -1, Err: err}
 	}
 	var ai AppInfo
 	err := r.retry(ctx, AppInfoArgs(app), nil, onLine, func(out []byte, attempts int) *Error {
@@ -292,7 +292,7 @@ func (r *Runner) run(ctx context.Context, args, secrets []string, onLine func(st
 	g, err := childproc.StartGroup(cmd)
 	pw.Close()
 	if err != nil {
-		return nil, -1, verdict{}, &Error{Code: CodeFailed, Msg: fmt.Sprintf("start steamcmd %s: %v", r.Path, err), Exit: -1, Err: err}
+		return nil, -1, verdict{}, &Error{Code: CodeFailed, Msg: fmt.Sprintf("start %s: %v", filepath.Base(r.Path), errnoOnly(err)), Exit: -1, Err: err}
 	}
 	defer g.Close()
 

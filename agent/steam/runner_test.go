@@ -309,3 +309,15 @@ func TestUpdateCheck(t *testing.T) {
 	_, err = f.runner("", 0).AppInfo(ctx, "999", nil)
 	wantCode(t, err, CodeFailed)
 }
+
+// A steamcmd that is not there: steam_failed, naming the program by its
+// file name only.
+func TestUpdate_NoSteamCMD(t *testing.T) {
+	dir := t.TempDir()
+	r := &Runner{Path: filepath.Join(dir, "steamcmd.sh"), Log: newTestLogger(io.Discard)}
+	_, err := r.Update(context.Background(), UpdateRequest{Dir: dir, App: "258550"}, nil)
+	se := wantCode(t, err, CodeFailed)
+	if !strings.HasPrefix(se.Msg, "start steamcmd.sh: ") || strings.Contains(se.Msg, dir) {
+		t.Errorf("message %q", se.Msg)
+	}
+}

@@ -150,8 +150,8 @@ func TestParseAppInfo_RealOutput(t *testing.T) {
 // app's is refused.
 func TestInstalled(t *testing.T) {
 	root := t.TempDir()
-	if _, err := Installed(root, "258550"); !errors.Is(err, ErrNotInstalled) {
-		t.Fatalf("no manifest: %v", err)
+	if _, err := Installed(root, "258550"); !errors.Is(err, ErrNotInstalled) || strings.Contains(err.Error(), root) {
+		t.Fatalf("no manifest (an error naming no host path): %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, "steamapps"), 0o755); err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestInstalled(t *testing.T) {
 	if err := os.WriteFile(ManifestPath(root, "896660"), readTestdata(t, "appmanifest_258550.acf"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Installed(root, "896660"); err == nil || !strings.Contains(err.Error(), `for app "258550"`) {
+	if _, err := Installed(root, "896660"); err == nil || !strings.Contains(err.Error(), `for app "258550"`) || strings.Contains(err.Error(), root) {
 		t.Errorf("another app's manifest: %v", err)
 	}
 	if _, err := Installed(root, "../x"); err == nil {
