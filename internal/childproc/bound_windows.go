@@ -28,36 +28,34 @@ var killJob struct {
 }
 
 func jobHandle() (windows.Handle, error) {
-	killJob.once.Do(func() {
-		h, err := windows.CreateJobObject(nil, nil)
-		if err != nil {
-			killJob.err = fmt.Errorf("create job object: %w", err)
-			return
-		}
-		info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-			BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-				LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-			},
-		}
-		if _, err := windows.SetInformationJobObject(h, windows.JobObjectExtendedLimitInformation,
-			uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-			_ = windows.CloseHandle(h)
-			killJob.err = fmt.Errorf("set kill-on-close on the job object: %w", err)
-			return
-		}
-		killJob.h = h
-	})
+	killJob.once.Do(func() { killJob.h, killJob.err = newKillOnCloseJob() })
 	return killJob.h, killJob.err
 }
 
-// StartBound starts cmd and puts it in the kill-on-close job. Go cannot
-// start a process suspended, so a process the child creates in its first
-// instants, before it is assigned, is outside the job.
-func StartBound(cmd *exec.Cmd) error {
-	job, err := jobHandle()
+// newKillOnCloseJob creates a job object with kill-on-close: when its last
+// handle closes (at the latest when this process ends), every process in
+// it is terminated.
+func newKillOnCloseJob() (windows.Handle, error) {
+	h, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return err
+		return 0, fmt.Errorf("create job object: %w", err)
 	}
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
+		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
+			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+		},
+	}
+	if _, err := windows.SetInformationJobObject(h, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		_ = windows.CloseHandle(h)
+		return 0, fmt.Errorf("set kill-on-close on the job object: %w", err)
+	}
+	return h, nil
+}
+
+// startInJob starts cmd and assigns it to job; a child that cannot be
+// assigned is killed.
+func startInJob(cmd *exec.Cmd, job windows.Handle) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -69,7 +67,18 @@ func StartBound(cmd *exec.Cmd) error {
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return fmt.Errorf("put the child in the kill-on-close job: %w", err)
+		return fmt.Errorf("put the child in its job object: %w", err)
 	}
 	return nil
+}
+
+// StartBound starts cmd and puts it in the kill-on-close job. Go cannot
+// start a process suspended, so a process the child creates in its first
+// instants, before it is assigned, is outside the job.
+func StartBound(cmd *exec.Cmd) error {
+	job, err := jobHandle()
+	if err != nil {
+		return err
+	}
+	return startInJob(cmd, job)
 }

@@ -1,6 +1,8 @@
 // Package childproc is how a Corrosion program finds and starts the
 // programs it runs as its children: FindBinary looks a sibling program up,
-// StartBound ties a child's lifetime to this process's.
+// StartBound ties a child's lifetime to this process's, StartGroup does
+// too and lets the child be killed together with every process it started
+// (Group.Kill).
 //
 // A bound child is killed when this process ends in any way:
 //

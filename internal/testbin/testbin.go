@@ -35,7 +35,7 @@ func Build(t testing.TB, pkg string) string {
 }
 
 // plain lists the stand-ins that are never race-built.
-var plain = map[string]bool{"./tools/fakegame": true, "./tools/natsidle": true}
+var plain = map[string]bool{"./tools/fakegame": true, "./tools/fakesteamcmd": true, "./tools/natsidle": true}
 
 // Env is the environment for running a built binary: it turns off the race
 // detector's exit delay.
