@@ -216,3 +216,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestQueryEndlessChallenge(t *testing.T) {
+	// A server that answers every request, its challenge included, with a
+	// new challenge.
+	srv := a2stest.New(t, a2stest.Options{Raw: a2s.AppendChallenge(nil, [4]byte{1, 2, 3, 4})})
+	_, err := query(t, srv.Addr(), 3*time.Second)
+	if !errors.Is(err, a2s.ErrMalformed) || !strings.Contains(err.Error(), "still challenged after 2 answers") {
+		t.Fatalf("got %v, want still challenged", err)
+	}
+	if n := srv.Requests(); n != 3 {
+		t.Fatalf("%d requests, want 3 (the first and two answers)", n)
+	}
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add(a2s.AppendRequest(nil, nil))
+	f.Add(a2s.AppendRequest(nil, []byte{1, 2, 3, 4}))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x54})
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		challenge, err := a2s.ParseRequest(pkt)
+		if err != nil {
+			return
+		}
+		// A valid request is exactly what AppendRequest writes.
+		if got := a2s.AppendRequest(nil, challenge); string(got) != string(pkt) {
+			t.Fatalf("re-encoded % x, parsed from % x", got, pkt)
+		}
+	})
+}

@@ -106,11 +106,9 @@ type Options struct {
 // Prober runs inbound probes, one per instance at a time. It is safe for
 // concurrent use.
 type Prober struct {
-	opts   Options       // immutable after New
+	opts   Options       // immutable after New, its defaults filled in
 	sem    chan struct{} // immutable after New; a token per port being probed
 	dialer net.Dialer    // immutable after New
-	log    *slog.Logger  // immutable after New
-	own    []netip.Addr  // immutable after New
 
 	mu      sync.Mutex           // guards running and lastRun
 	running map[string]bool      // instances being probed
