@@ -2,10 +2,7 @@ package telemetry
 
 import (
 	"context"
-	"errors"
-	"math"
 	"net"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/netprobe"
 )
 
 // DefaultProbeTimeout is the per-target budget when NewProber gets none.
@@ -78,43 +76,7 @@ func copyReport(r *wire.ProbeReport) wire.ProbeReport {
 
 func (p *Prober) probeOne(ctx context.Context, t config.Probe) wire.ProbeResult {
 	res := wire.ProbeResult{Name: t.Name, Host: t.Host, Port: t.Port}
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
-	start := time.Now()
-	conn, err := p.dialer.DialContext(ctx, "tcp", net.JoinHostPort(t.Host, strconv.Itoa(t.Port)))
-	elapsed := time.Since(start)
-	if err != nil {
-		res.Error = p.describe(ctx, err)
-		return res
-	}
-	_ = conn.Close() // a probe only connects
-	res.OK = true
-	res.LatencyMS = new(math.Round(float64(elapsed.Microseconds())) / 1000)
+	res.LatencyMS, res.Error = netprobe.TCP(ctx, &p.dialer, net.JoinHostPort(t.Host, strconv.Itoa(t.Port)), p.timeout)
+	res.OK = res.Error == ""
 	return res
-}
-
-// describe shortens a dial error for the report: the target is already
-// named, so keep only the cause.
-func (p *Prober) describe(ctx context.Context, err error) string {
-	var nerr net.Error
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout(),
-		errors.Is(err, os.ErrDeadlineExceeded):
-		return "timeout after " + p.timeout.String()
-	case errors.Is(ctx.Err(), context.Canceled):
-		return "canceled"
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return dnsErr.Error()
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Err != nil {
-		var sysErr *os.SyscallError
-		if errors.As(opErr.Err, &sysErr) {
-			return sysErr.Err.Error() // "connection refused"
-		}
-		return opErr.Err.Error()
-	}
-	return err.Error()
 }

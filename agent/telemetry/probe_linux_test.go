@@ -2,54 +2,16 @@ package telemetry
 
 import (
 	"context"
-	"net"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/config"
+	"github.com/corrosion/corrosion/internal/netprobe/netprobetest"
 )
 
-// fullBacklogPort is a loopback listener with a backlog of zero that never
-// accepts. Once its accept queue holds a connection, Linux drops further
-// SYNs, so a connect hangs until its timeout: a timeout test that never
-// leaves the machine.
-func fullBacklogPort(t *testing.T) int {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Listen(fd, 0); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := sa.(*syscall.SockaddrInet4).Port
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	// Fill the queue: dial until a connect times out.
-	for i := 0; ; i++ {
-		if i == 16 {
-			t.Fatal("accept queue never filled")
-		}
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			break
-		}
-		t.Cleanup(func() { c.Close() })
-	}
-	return port
-}
-
 func TestProber_TimeoutRespected(t *testing.T) {
-	port := fullBacklogPort(t)
+	port := netprobetest.FullBacklogPort(t)
 	const timeout = 250 * time.Millisecond
 	targets := make([]config.Probe, 8)
 	for i := range targets {

@@ -149,13 +149,21 @@ type Consoles struct {
 // RCONNone is Consoles.RCON of an instance without RCON.
 const RCONNone = "none"
 
-// ProbeReport is the result of TCP probes to the configured targets.
+// ProbeReport is the result of probes: the agent's outbound TCP probes to
+// its configured targets (no direction), or the panel's inbound probe of an
+// instance's declared ports (Direction "inbound", docs/probe.md).
 type ProbeReport struct {
 	Timestamp time.Time     `json:"timestamp"`
+	Direction string        `json:"direction,omitempty"`
 	Results   []ProbeResult `json:"results"`
 }
 
-// ProbeResult is one probe target.
+// DirectionInbound is ProbeReport.Direction of the panel's probe from
+// outside to a host's public address.
+const DirectionInbound = "inbound"
+
+// ProbeResult is one probe target. The agent's outbound probe fills the
+// first six fields; the inbound probe adds the rest.
 type ProbeResult struct {
 	Name      string   `json:"name"`
 	Host      string   `json:"host"`
@@ -163,6 +171,16 @@ type ProbeResult struct {
 	OK        bool     `json:"ok"`
 	LatencyMS *float64 `json:"latency_ms,omitempty"`
 	Error     string   `json:"error,omitempty"`
+	// Protocol is the port's transport, "tcp" or "udp".
+	Protocol string `json:"protocol,omitempty"`
+	// Check is what was tried: "tcp_connect", "a2s_info" (Valve's Source
+	// query over UDP), or "none" (a UDP port without a query protocol: not
+	// verifiable from outside, never reported ok; a refused address).
+	Check string `json:"check,omitempty"`
+	// Server, Players and MaxPlayers are what an A2S_INFO reply said.
+	Server     string `json:"server,omitempty"`
+	Players    *int   `json:"players,omitempty"`
+	MaxPlayers *int   `json:"max_players,omitempty"`
 }
 
 // StatusEvent is published on {instance}.status on every state change.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDecodeRequest(t *testing.T) {
@@ -233,5 +234,36 @@ func TestReplies_DecodeAsThePanelWill(t *testing.T) {
 	var we *Error
 	if err := e.Err(); !errors.As(err, &we) || we.Code != CodeBusy || we.Msg != "busy now" {
 		t.Fatalf("error reply decoded to %v", e.Err())
+	}
+}
+
+// TestProbeReport_OutboundUnchanged: the inbound probe's fields are
+// omitted from the agent's outbound report, so its heartbeat keeps the
+// seed's bytes; an inbound report carries them.
+func TestProbeReport_OutboundUnchanged(t *testing.T) {
+	ts := time.Date(2026, 6, 11, 17, 58, 0, 0, time.UTC)
+	out := ProbeReport{Timestamp: ts, Results: []ProbeResult{
+		{Name: "corrosion-cdn", Host: "cdn.corrosionmgmt.com", Port: 443, OK: true, LatencyMS: new(18.0)},
+		{Name: "panel", Host: "127.0.0.1", Port: 7780, Error: "connection refused"},
+	}}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"timestamp":"2026-06-11T17:58:00Z","results":[` +
+		`{"name":"corrosion-cdn","host":"cdn.corrosionmgmt.com","port":443,"ok":true,"latency_ms":18},` +
+		`{"name":"panel","host":"127.0.0.1","port":7780,"ok":false,"error":"connection refused"}]}`
+	if string(b) != want {
+		t.Fatalf("outbound report\n got %s\nwant %s", b, want)
+	}
+	in := ProbeReport{Timestamp: ts, Direction: DirectionInbound, Results: []ProbeResult{{Name: "query", Host: "203.0.113.7",
+		Port: 28017, OK: true, LatencyMS: new(23.5), Protocol: "udp", Check: "a2s_info", Server: "s", Players: new(0), MaxPlayers: new(100)}}}
+	if b, err = json.Marshal(in); err != nil {
+		t.Fatal(err)
+	}
+	want = `{"timestamp":"2026-06-11T17:58:00Z","direction":"inbound","results":[{"name":"query","host":"203.0.113.7",` +
+		`"port":28017,"ok":true,"latency_ms":23.5,"protocol":"udp","check":"a2s_info","server":"s","players":0,"max_players":100}]}`
+	if string(b) != want {
+		t.Fatalf("inbound report\n got %s\nwant %s", b, want)
 	}
 }

@@ -35,7 +35,7 @@ type depRule struct {
 
 // testCode is what no binary may link: `testing` and our test helpers.
 var testCode = []string{"testing", mod + "internal/natstest", mod + "internal/pgtest", mod + "internal/poll",
-	mod + "internal/testbin", mod + "internal/ethertest", mod + "internal/browsertest", mod + "agent/rcon/rcontest",
+	mod + "internal/testbin", mod + "internal/ethertest", mod + "internal/browsertest", mod + "agent/rcon/rcontest", mod + "internal/a2s/a2stest", mod + "internal/netprobe/netprobetest",
 	mod + "worldsrv/bot/worldtest", mod + "worldsrv/account/accounttest", mod + "panel/paneltest", mod + "panel/hostile"}
 
 // componentRules are the transitive bans beyond test code.
