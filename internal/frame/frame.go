@@ -1,8 +1,11 @@
 // Package frame is the framing that the module's two binary codecs share
 // (ether/proto: world ⇄ ether; worldsrv/proto: game client ⇄ world): a u16
 // big-endian payload length, then the payload, opcode first. It reads and
-// writes frames and holds the sentinel errors both codecs return; each
-// codec keeps its own opcode table and messages. No domain logic.
+// writes frames (a Codec: one protocol's cap and how its errors name a
+// message), and holds what both codecs' tables and errors share: the size
+// rule of a message (Size), a table row's name and size (Row), the
+// sentinel errors and the texts of a refused payload (Reject). Each codec
+// keeps its own opcodes, table and messages. No domain logic.
 package frame
 
 import (
@@ -124,3 +127,35 @@ func Read(r io.Reader, buf []byte, max int) (payload []byte, err error) {
 	}
 	return buf[:n], nil
 }
+
+// A Codec is one protocol's framing: the cap on its payloads and how its
+// encode errors name a message. Its methods are Append, Write and Read
+// with that cap, an encode error saying "encode <name>: ...". A codec
+// package keeps one in a variable and its AppendFrame, WriteFrame and
+// ReadFrame call it.
+type Codec[P Payload] struct {
+	Max  int            // the largest payload, opcode included (at most MaxPayload)
+	Name func(P) string // a message's name in an encode error
+}
+
+// Append is the package's Append with c.Max, its error naming m.
+func (c Codec[P]) Append(dst []byte, m P) ([]byte, error) {
+	dst, err := Append(dst, m, c.Max)
+	if err != nil {
+		return dst, fmt.Errorf("encode %s: %w", c.Name(m), err)
+	}
+	return dst, nil
+}
+
+// Write is the package's Write with c.Max, an ErrTooLarge naming m; w's
+// errors are returned as they are.
+func (c Codec[P]) Write(w io.Writer, m P) error {
+	err := Write(w, m, c.Max)
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("encode %s: %w", c.Name(m), err)
+	}
+	return err
+}
+
+// Read is the package's Read with c.Max.
+func (c Codec[P]) Read(r io.Reader, buf []byte) ([]byte, error) { return Read(r, buf, c.Max) }

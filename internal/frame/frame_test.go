@@ -72,3 +72,86 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// A size rule fits what it says, and says it as the length errors do.
+func TestSize_FitsAndString(t *testing.T) {
+	for _, c := range []struct {
+		s        Size
+		fits     []int
+		misfits  []int
+		variable bool
+		text     string
+	}{
+		{Fixed(11), []int{11}, []int{10, 12}, false, "11"},
+		{AtLeast(18), []int{18, 1 << 20}, []int{0, 17}, true, "at least 18"},
+		{Between(3, 513), []int{3, 513}, []int{2, 514}, true, "3–513"},
+		{Size{}, []int{0}, []int{1}, false, "0"},
+	} {
+		for _, n := range c.fits {
+			if !c.s.Fits(n) {
+				t.Errorf("%+v does not fit %d", c.s, n)
+			}
+		}
+		for _, n := range c.misfits {
+			if c.s.Fits(n) {
+				t.Errorf("%+v fits %d", c.s, n)
+			}
+		}
+		if c.s.Variable() != c.variable || c.s.String() != c.text {
+			t.Errorf("%+v: variable %v, %q; want %v, %q", c.s, c.s.Variable(), c.s.String(), c.variable, c.text)
+		}
+	}
+}
+
+// Reject says why a table refused a payload, wrapping the sentinel.
+func TestReject(t *testing.T) {
+	login := &Row{Name: "Login", Size: Between(3, 513)}
+	for _, c := range []struct {
+		payload []byte
+		row     *Row
+		want    string
+		is      error
+	}{
+		{nil, nil, "decode client: proto: empty payload", ErrEmpty},
+		{[]byte{200}, &Row{}, "decode client: opcode 200: proto: unknown opcode", ErrUnknownOp},
+		{[]byte{1, 0}, login, "decode client Login (1): payload is 2 bytes, want 3–513: proto: wrong payload length", ErrLength},
+	} {
+		err := Reject("decode client", c.payload, c.row)
+		if !errors.Is(err, c.is) || err.Error() != c.want {
+			t.Errorf("Reject(% x) = %v, want %q", c.payload, err, c.want)
+		}
+	}
+	if err := CountError(11, 19, 2); !errors.Is(err, ErrLength) || err.Error() != "payload is 11 bytes, want 19 for count 2: proto: wrong payload length" {
+		t.Errorf("CountError = %v", err)
+	}
+}
+
+// A Codec frames with its cap and names the message an encode error is
+// about; a write error of w's own is returned as it is.
+func TestCodec(t *testing.T) {
+	c := Codec[raw]{Max: 3, Name: func(r raw) string { return "raw" }}
+	b, err := c.Append(nil, raw{1, 2, 3})
+	if err != nil || !bytes.Equal(b, []byte{0, 3, 1, 2, 3}) {
+		t.Fatalf("Append = % x, %v", b, err)
+	}
+	const want = "encode raw: payload is 4 bytes, max 3: proto: payload too large"
+	if _, err := c.Append(nil, raw{1, 2, 3, 4}); err == nil || err.Error() != want {
+		t.Errorf("Append over the cap: %v, want %q", err, want)
+	}
+	if err := c.Write(io.Discard, raw{1, 2, 3, 4}); err == nil || err.Error() != want {
+		t.Errorf("Write over the cap: %v, want %q", err, want)
+	}
+	if err := c.Write(failWriter{}, raw{1}); err != io.ErrClosedPipe {
+		t.Errorf("Write to a failing writer: %v, want io.ErrClosedPipe as it is", err)
+	}
+	if p, err := c.Read(bytes.NewReader(b), nil); err != nil || !bytes.Equal(p, []byte{1, 2, 3}) {
+		t.Errorf("Read = % x, %v", p, err)
+	}
+	if _, err := c.Read(bytes.NewReader([]byte{0, 4, 1, 2, 3, 4}), nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Read over the cap: %v", err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
