@@ -27,9 +27,15 @@ var (
 // The error constructors below are kept out of line so that the checks on
 // the decoding path stay small enough to inline.
 
-func countError(p []byte, want, count int) error {
+// decodeError names the message whose payload p broke err, a rule of its
+// fields.
+func decodeError(p []byte, err error) error {
 	op := Op(p[0])
-	return fmt.Errorf("decode %s (%d): %w", op, uint8(op), frame.CountError(len(p), want, count))
+	return fmt.Errorf("decode %s (%d): %w", op, uint8(op), err)
+}
+
+func countError(p []byte, want, count int) error {
+	return decodeError(p, frame.CountError(len(p), want, count))
 }
 
 // reject explains why a decoder for dir will not decode payload, which

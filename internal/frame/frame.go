@@ -4,7 +4,8 @@
 // writes frames (a Codec: one protocol's cap and how its errors name a
 // message), and holds what both codecs' tables and errors share: the size
 // rule of a message (Size), a table row's name and size (Row), the
-// sentinel errors and the texts of a refused payload (Reject). Each codec
+// sentinel errors and the texts of a refused payload (Reject), and the one
+// field type both encode alike (a u16-counted list of u64s). Each codec
 // keeps its own opcodes, table and messages. No domain logic.
 package frame
 

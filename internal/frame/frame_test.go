@@ -155,3 +155,46 @@ func TestCodec(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// A list of ids round-trips, reusing the caller's storage; a count that
+// disagrees with the length is ErrLength and keeps the caller's slice.
+func TestUint64s(t *testing.T) {
+	ids := []uint64{1, 1 << 40, 7}
+	p := AppendUint64s([]byte{0xee}, ids)
+	if want := []byte{0xee, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7}; !bytes.Equal(p, want) {
+		t.Fatalf("AppendUint64s = % x, want % x", p, want)
+	}
+	dst := make([]uint64, 1, 8)
+	got, err := Uint64s(dst, p, 1)
+	if err != nil || len(got) != 3 || got[0] != 1 || got[1] != 1<<40 || got[2] != 7 || &got[0] != &dst[0] {
+		t.Fatalf("Uint64s = %v, %v (storage reused: %v)", got, err, len(got) > 0 && &got[0] == &dst[0])
+	}
+	got, err = Uint64s(dst, p[:len(p)-1], 1)
+	const want = "payload is 26 bytes, want 27 for count 3: proto: wrong payload length"
+	if !errors.Is(err, ErrLength) || err.Error() != want || len(got) != 1 {
+		t.Errorf("Uint64s of a short list = %v, %v; want dst and %q", got, err, want)
+	}
+}
+
+// FuzzUint64s: whatever the payload, Uint64s either refuses it or returns
+// the ids that AppendUint64s writes back to the same bytes.
+func FuzzUint64s(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 0, 0, 9})
+	f.Add([]byte{0, 2, 1})
+	f.Add([]byte{0, 0})
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if len(p) < 2 {
+			return
+		}
+		ids, err := Uint64s(nil, p, 0)
+		if err != nil {
+			if !errors.Is(err, ErrLength) {
+				t.Fatalf("error %v is not ErrLength", err)
+			}
+			return
+		}
+		if back := AppendUint64s(nil, ids); !bytes.Equal(back, p) {
+			t.Fatalf("% x decoded to %v, which encodes to % x", p, ids, back)
+		}
+	})
+}
