@@ -8,7 +8,7 @@ import (
 
 // framing is this codec's internal/frame.Codec: frames of up to MaxPayload
 // bytes, an encode error naming the message's opcode.
-var framing = frame.Codec[Message]{Max: MaxPayload, Name: func(m Message) string { return m.Op().String() }}
+var framing = frame.Codec{Max: MaxPayload, Name: func(m frame.Payload) string { return m.(Message).Op().String() }}
 
 // AppendFrame appends one frame carrying m to dst: the u16 big-endian
 // payload length, then the payload. It allocates nothing when dst has room.
@@ -30,12 +30,12 @@ func WriteLinkAuth(w io.Writer, token string) error {
 
 // WriteFrame writes one frame carrying m to w in a single Write call, so
 // frames from concurrent writers to a connection that serialises its Writes
-// (a net.Conn does) never interleave (internal/frame.Write: a pooled
+// (a net.Conn does) never interleave (frame.Codec.Write: a pooled
 // buffer). Write errors are returned as they are.
 func WriteFrame(w io.Writer, m Message) error { return framing.Write(w, m) }
 
 // ReadFrame reads one frame from r and returns its payload, opcode first
-// (internal/frame's Read; a u16 length cannot announce more than MaxPayload).
+// (frame.Codec.Read; a u16 length cannot announce more than MaxPayload).
 // The payload is read into buf when cap(buf) is large enough, so a loop
 // that passes each payload back in (p, err = ReadFrame(r, p)) stops
 // allocating once its buffer has grown; make([]byte, 0, MaxPayload) never

@@ -11,35 +11,39 @@ type raw []byte
 
 func (r raw) AppendPayload(dst []byte) []byte { return append(dst, r...) }
 
+// codec is a Codec of raw payloads of up to max bytes.
+func codec(max int) *Codec { return &Codec{Max: max, Name: func(Payload) string { return "raw" }} }
+
 // A frame written is the frame read; the cap holds both ways; a stream cut
 // inside a frame is io.ErrUnexpectedEOF and one ending between frames io.EOF.
 func TestFrame_RoundTripAndCaps(t *testing.T) {
+	c := codec(100)
 	var w bytes.Buffer
 	for _, p := range []raw{{1}, {2, 3, 4}, {}, bytes.Repeat([]byte{9}, 100)} {
-		if err := Write(&w, p, 100); err != nil {
+		if err := c.Write(&w, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Write(&w, raw(make([]byte, 101)), 100); !errors.Is(err, ErrTooLarge) {
+	if err := c.Write(&w, raw(make([]byte, 101))); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Write of 101 bytes with a cap of 100: %v", err)
 	}
 	r := bytes.NewReader(w.Bytes())
 	for _, want := range [][]byte{{1}, {2, 3, 4}, {}, bytes.Repeat([]byte{9}, 100)} {
-		got, err := Read(r, nil, 100)
+		got, err := c.Read(r, nil)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("Read = %v, %v; want %v", got, err, want)
 		}
 	}
-	if _, err := Read(r, nil, 100); err != io.EOF {
+	if _, err := c.Read(r, nil); err != io.EOF {
 		t.Fatalf("Read at the end = %v, want io.EOF", err)
 	}
-	if _, err := Read(bytes.NewReader([]byte{0, 101}), nil, 100); !errors.Is(err, ErrTooLarge) {
+	if _, err := c.Read(bytes.NewReader([]byte{0, 101}), nil); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Read of a header over the cap = %v", err)
 	}
-	if _, err := Read(bytes.NewReader([]byte{0, 3, 1}), nil, 100); err != io.ErrUnexpectedEOF {
+	if _, err := c.Read(bytes.NewReader([]byte{0, 3, 1}), nil); err != io.ErrUnexpectedEOF {
 		t.Fatalf("Read of a cut frame = %v", err)
 	}
-	if _, err := Read(bytes.NewReader([]byte{0}), nil, 100); err != io.ErrUnexpectedEOF {
+	if _, err := c.Read(bytes.NewReader([]byte{0}), nil); err != io.ErrUnexpectedEOF {
 		t.Fatalf("Read of a cut header = %v", err)
 	}
 }
@@ -53,10 +57,11 @@ func FuzzRead(f *testing.F) {
 		if max < 0 || max > MaxPayload {
 			return
 		}
+		c := codec(max)
 		r := bytes.NewReader(stream)
 		var out bytes.Buffer
 		for {
-			p, err := Read(r, nil, max)
+			p, err := c.Read(r, nil)
 			if err != nil {
 				if !bytes.HasPrefix(stream, out.Bytes()) {
 					t.Fatalf("re-encoded %x is not a prefix of %x", out.Bytes(), stream)
@@ -66,7 +71,7 @@ func FuzzRead(f *testing.F) {
 			if len(p) > max {
 				t.Fatalf("a %d-byte payload over the cap %d", len(p), max)
 			}
-			if err := Write(&out, raw(p), max); err != nil {
+			if err := c.Write(&out, raw(p)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -129,7 +134,7 @@ func TestReject(t *testing.T) {
 // A Codec frames with its cap and names the message an encode error is
 // about; a write error of w's own is returned as it is.
 func TestCodec(t *testing.T) {
-	c := Codec[raw]{Max: 3, Name: func(r raw) string { return "raw" }}
+	c := codec(3)
 	b, err := c.Append(nil, raw{1, 2, 3})
 	if err != nil || !bytes.Equal(b, []byte{0, 3, 1, 2, 3}) {
 		t.Fatalf("Append = % x, %v", b, err)

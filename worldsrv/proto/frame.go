@@ -13,7 +13,7 @@ import (
 
 // framing is this codec's internal/frame.Codec: frames of up to MaxPayload
 // bytes, an encode error naming the message's Go type ("proto.Nearby").
-var framing = frame.Codec[Message]{Max: MaxPayload, Name: func(m Message) string { return fmt.Sprintf("%T", m) }}
+var framing = frame.Codec{Max: MaxPayload, Name: func(m frame.Payload) string { return fmt.Sprintf("%T", m) }}
 
 // AppendFrame appends one frame carrying m to dst: the u16 big-endian
 // payload length, then the payload. It allocates nothing when dst has room
@@ -24,11 +24,11 @@ func AppendFrame(dst []byte, m Message) ([]byte, error) { return framing.Append(
 // WriteFrame writes one frame carrying m to w in a single Write call, so
 // frames from concurrent writers to a connection that serialises its
 // Writes (a net.Conn does) never interleave. It allocates nothing once its
-// pool is warm (internal/frame's Write). Write errors are returned as they are.
+// pool is warm (frame.Codec.Write). Write errors are returned as they are.
 func WriteFrame(w io.Writer, m Message) error { return framing.Write(w, m) }
 
 // ReadFrame reads one frame from r and returns its payload, opcode first
-// (internal/frame's Read with MaxPayload as the cap). The payload is read into
+// (frame.Codec.Read with MaxPayload as the cap). The payload is read into
 // buf when cap(buf) is large enough, so a loop that passes each payload
 // back in (p, err = ReadFrame(r, p)) stops allocating once its buffer has
 // grown; make([]byte, 0, MaxPayload) never grows. A header announcing more
@@ -52,7 +52,7 @@ func DecodeFrame(msg []byte) ([]byte, error) {
 		return nil, badFrameError(len(msg), HeaderLen)
 	}
 	n := int(be.Uint16(msg))
-	if err := frame.CheckLength(n, MaxPayload); err != nil {
+	if err := framing.CheckLength(n); err != nil {
 		return nil, err
 	}
 	if len(msg) != HeaderLen+n {
