@@ -71,10 +71,6 @@ func modeError(field string, m uint8) error {
 	return fmt.Errorf("%s mode %d, want 0–2: %w", field, m, ErrBadMode)
 }
 
-func countError(p []byte, head, each, count int) error {
-	return frame.CountError(len(p), head+each*count, count)
-}
-
 func nearbyCountError(count int) error {
 	return fmt.Errorf("count %d, at most %d: %w", count, MaxNearby, ErrTooMany)
 }

@@ -250,7 +250,7 @@ func (m *Nearby) decode(p []byte) (WorldMessage, error) {
 		return nil, nearbyCountError(count)
 	}
 	if len(p) != 3+nearbyEntry*count {
-		return nil, countError(p, 3, nearbyEntry, count)
+		return nil, frame.CountError(len(p), 3+nearbyEntry*count, count)
 	}
 	ps := slices.Grow(m.Players[:0], count)
 	for off := 3; off < len(p); off += nearbyEntry {
