@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"errors"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -321,5 +322,17 @@ func TestWorldInfo_LengthsPastThePayload(t *testing.T) {
 		if _, err := DecodeInbound(p); !errors.Is(err, ErrLength) {
 			t.Errorf("% x: %v, want ErrLength", p, err)
 		}
+	}
+}
+
+// An encode error names the message that did not fit.
+func TestEncode_ErrorText(t *testing.T) {
+	big := PlayerSaveRequest{User37: 1, SaveData: make([]byte, MaxPayload)}
+	const want = "encode PlayerSaveRequest: payload is 65544 bytes, max 65535: proto: payload too large"
+	if _, err := AppendFrame(nil, big); err == nil || err.Error() != want {
+		t.Errorf("AppendFrame error = %v, want %q", err, want)
+	}
+	if err := WriteFrame(io.Discard, big); err == nil || err.Error() != want {
+		t.Errorf("WriteFrame error = %v, want %q", err, want)
 	}
 }

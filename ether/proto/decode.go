@@ -56,7 +56,7 @@ func accepts(payload []byte, dir direction) bool {
 		return false
 	}
 	row := &ops[payload[0]]
-	return row.dir&dir != 0 && row.size.fits(len(payload))
+	return row.dir&dir != 0 && row.Size.Fits(len(payload))
 }
 
 // A Decoder decodes into storage of its own, so decoding allocates nothing

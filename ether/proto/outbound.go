@@ -1,6 +1,6 @@
 package proto
 
-import "slices"
+import "github.com/corrosion/corrosion/internal/frame"
 
 // Outbound messages: ether → world. Sizes are payload sizes, opcode
 // included; the table (table.go) holds each message's opcode row.
@@ -68,13 +68,7 @@ func (m UpdateFriendList) AppendPayload(b []byte) []byte {
 // AppendPayload writes count as u16. A list longer than 8190 entries makes
 // a payload over MaxPayload, which AppendFrame refuses.
 func (m UpdateIgnoreList) AppendPayload(b []byte) []byte {
-	b = slices.Grow(b, 11+8*len(m.Ignores))
-	b = be.AppendUint64(append(b, byte(OpUpdateIgnoreList)), m.Target37)
-	b = be.AppendUint16(b, uint16(len(m.Ignores)))
-	for _, id := range m.Ignores {
-		b = be.AppendUint64(b, id)
-	}
-	return b
+	return frame.AppendUint64s(be.AppendUint64(append(b, byte(OpUpdateIgnoreList)), m.Target37), m.Ignores)
 }
 
 func (m MessagePrivate) AppendPayload(b []byte) []byte {
@@ -107,16 +101,11 @@ func (m *UpdateFriendList) decode(p []byte) (Message, error) {
 // decode checks the count against the length (the table has checked the
 // head) and reuses m.Ignores' storage when it is large enough.
 func (m *UpdateIgnoreList) decode(p []byte) (Message, error) {
-	count := int(be.Uint16(p[9:]))
-	if len(p) != 11+8*count {
-		return nil, countError(p, 11+8*count, count)
+	ids, err := frame.Uint64s(m.Ignores, p, 9)
+	if err != nil {
+		return nil, decodeError(p, err)
 	}
-	m.Target37 = be.Uint64(p[1:])
-	ids := slices.Grow(m.Ignores[:0], count)
-	for off := 11; off < len(p); off += 8 {
-		ids = append(ids, be.Uint64(p[off:]))
-	}
-	m.Ignores = ids
+	m.Target37, m.Ignores = be.Uint64(p[1:]), ids
 	return m, nil
 }
 

@@ -3,6 +3,8 @@ package proto
 import (
 	"reflect"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // Every row of the opcode table makes a message of its own opcode, named as
@@ -11,8 +13,8 @@ func TestOpTable_Rows(t *testing.T) {
 	for i := range 256 {
 		op, row := Op(i), ops[i]
 		if row.dir == 0 {
-			if row.name != "" || row.size != (sizeRule{}) || row.new != nil {
-				t.Errorf("opcode %d: a row without a direction: %q %+v", i, row.name, row.size)
+			if row.Name != "" || row.Size != (frame.Size{}) || row.new != nil {
+				t.Errorf("opcode %d: a row without a direction: %q %+v", i, row.Name, row.Size)
 			}
 			continue
 		}
@@ -24,18 +26,18 @@ func TestOpTable_Rows(t *testing.T) {
 		if m.Op() != op {
 			t.Errorf("opcode %d: the row makes %T, whose Op() is %v", i, m, m.Op())
 		}
-		if name := reflect.TypeOf(m).Elem().Name(); name != row.name {
-			t.Errorf("opcode %d: the row is named %q but makes %s", i, row.name, name)
+		if name := reflect.TypeOf(m).Elem().Name(); name != row.Name {
+			t.Errorf("opcode %d: the row is named %q but makes %s", i, row.Name, name)
 		}
 		if row.new() == row.new() && reflect.TypeOf(m).Elem().Size() > 0 {
 			t.Errorf("%v: the row's constructor returns the same message twice", op)
 		}
 		want, ok := fixedSizes[op]
-		if ok && row.size != fixed(want) {
-			t.Errorf("%v: size %+v, want exactly %d", op, row.size, want)
+		if ok && row.Size != frame.Fixed(want) {
+			t.Errorf("%v: size %+v, want exactly %d", op, row.Size, want)
 		}
-		if head, variable := variableHeads[op]; variable && row.size != atLeast(head) {
-			t.Errorf("%v: size %+v, want at least %d", op, row.size, head)
+		if head, variable := variableHeads[op]; variable && row.Size != frame.AtLeast(head) {
+			t.Errorf("%v: size %+v, want at least %d", op, row.Size, head)
 		} else if !ok && !variable {
 			t.Errorf("%v: in the table but in neither fixedSizes nor variableHeads", op)
 		}

@@ -108,41 +108,10 @@ func (m *Login) decode(p []byte) (ClientMessage, error) {
 
 func (m *Logout) decode([]byte) (ClientMessage, error) { return m, nil }
 
-func (m *FriendAdd) decode(p []byte) (ClientMessage, error) {
-	name, err := readName(p)
-	if err != nil {
-		return nil, err
-	}
-	m.Name = name
-	return m, nil
-}
-
-func (m *FriendDel) decode(p []byte) (ClientMessage, error) {
-	name, err := readName(p)
-	if err != nil {
-		return nil, err
-	}
-	m.Name = name
-	return m, nil
-}
-
-func (m *IgnoreAdd) decode(p []byte) (ClientMessage, error) {
-	name, err := readName(p)
-	if err != nil {
-		return nil, err
-	}
-	m.Name = name
-	return m, nil
-}
-
-func (m *IgnoreDel) decode(p []byte) (ClientMessage, error) {
-	name, err := readName(p)
-	if err != nil {
-		return nil, err
-	}
-	m.Name = name
-	return m, nil
-}
+func (m *FriendAdd) decode(p []byte) (ClientMessage, error) { return decodeName(m, &m.Name, p) }
+func (m *FriendDel) decode(p []byte) (ClientMessage, error) { return decodeName(m, &m.Name, p) }
+func (m *IgnoreAdd) decode(p []byte) (ClientMessage, error) { return decodeName(m, &m.Name, p) }
+func (m *IgnoreDel) decode(p []byte) (ClientMessage, error) { return decodeName(m, &m.Name, p) }
 
 func (m *PrivateMessage) decode(p []byte) (ClientMessage, error) {
 	name, off, err := readStr8(p, 1, "name")

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // same reports whether two messages hold the same values (a nil and an
@@ -228,19 +230,19 @@ func TestDecode_EveryOpcodeWrongLength(t *testing.T) {
 	for i := range 256 {
 		for _, dir := range []struct {
 			name   string
-			size   sizeRule
+			size   frame.Size
 			decode func([]byte) error
 		}{
-			{"client", clientOps[i].size, func(p []byte) error { _, err := d.DecodeClient(p); return err }},
-			{"world", worldOps[i].size, func(p []byte) error { _, err := d.DecodeWorld(p); return err }},
+			{"client", clientOps[i].Size, func(p []byte) error { _, err := d.DecodeClient(p); return err }},
+			{"world", worldOps[i].Size, func(p []byte) error { _, err := d.DecodeWorld(p); return err }},
 		} {
-			if dir.size == (sizeRule{}) {
+			if dir.size == (frame.Size{}) {
 				if err := dir.decode([]byte{byte(i), 0}); !errors.Is(err, ErrUnknownOp) {
 					t.Errorf("%s opcode %d (undefined): %v", dir.name, i, err)
 				}
 				continue
 			}
-			for _, n := range []int{dir.size.min - 1, dir.size.max + 1} {
+			for _, n := range []int{dir.size.Min - 1, dir.size.Max + 1} {
 				if n < 1 {
 					continue
 				}
@@ -254,18 +256,40 @@ func TestDecode_EveryOpcodeWrongLength(t *testing.T) {
 	}
 }
 
-func TestDecode_ErrorNamesMessageAndField(t *testing.T) {
-	_, err := DecodeClient(cat(hx("07 03 626f62"), []byte(text80), []byte("!")))
-	want := "decode client PrivateMessage (7): text is 81 bytes, want 1–80: proto: text length out of range"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %q\nwant  %q", err, want)
-	}
-	_, err = DecodeWorld(hx("0a 0001"))
-	want = "decode world Position (10): payload is 3 bytes, want 5: proto: wrong payload length"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %q\nwant  %q", err, want)
+// The texts of the errors a peer's bad frame or an oversized message
+// makes, which an operator reads in the world's log: each names the
+// direction, the message and the rule it broke.
+func TestErrors_Texts(t *testing.T) {
+	_, appendErr := AppendFrame(nil, SystemMessage{Text: strings.Repeat("x", MaxPayload)})
+	writeErr := WriteFrame(&bytes.Buffer{}, SystemMessage{Text: strings.Repeat("x", MaxPayload)})
+	_, readErr := ReadFrame(bytes.NewReader(hx("1001")), nil)
+	_, wsErr := DecodeFrame(hx("1001"))
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errOf(DecodeClient(cat(hx("07 03 626f62"), []byte(text80), []byte("!")))),
+			"decode client PrivateMessage (7): text is 81 bytes, want 1–80: proto: text length out of range"},
+		{errOf(DecodeWorld(hx("0a 0001"))),
+			"decode world Position (10): payload is 3 bytes, want 5: proto: wrong payload length"},
+		{errOf(DecodeClient(hx("01 00"))),
+			"decode client Login (1): payload is 2 bytes, want 3–513: proto: wrong payload length"},
+		{errOf(DecodeWorld(hx("03 0002 0000000000000001"))),
+			"decode world IgnoreList (3): payload is 11 bytes, want 19 for count 2: proto: wrong payload length"},
+		{errOf(DecodeClient(nil)), "decode client: proto: empty payload"},
+		{errOf(DecodeWorld(hx("ff"))), "decode world: opcode 255: proto: unknown opcode"},
+		{appendErr, "encode proto.SystemMessage: payload is 4097 bytes, max 4096: proto: payload too large"},
+		{writeErr, "encode proto.SystemMessage: payload is 4097 bytes, max 4096: proto: payload too large"},
+		{readErr, "read frame: header says 4097 bytes, max 4096: proto: payload too large"},
+		{wsErr, "read frame: header says 4097 bytes, max 4096: proto: payload too large"},
+	} {
+		if c.err == nil || c.err.Error() != c.want {
+			t.Errorf("error %q\nwant  %q", c.err, c.want)
+		}
 	}
 }
+
+func errOf[M any](_ M, err error) error { return err }
 
 // An over-long str8 is cut to a whole UTF-8 character, so what the encoder
 // writes always decodes.

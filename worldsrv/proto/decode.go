@@ -1,11 +1,15 @@
 package proto
 
-import "bytes"
+import (
+	"bytes"
 
-// The names the errors give the two directions.
+	"github.com/corrosion/corrosion/internal/frame"
+)
+
+// How the errors of the two directions begin.
 const (
-	clientDir = "client"
-	worldDir  = "world"
+	clientDir = "decode client"
+	worldDir  = "decode world"
 )
 
 // DecodeClient decodes the payload of a frame a client sent into a newly
@@ -86,11 +90,11 @@ func (d *Decoder) DecodeWorld(payload []byte) (WorldMessage, error) {
 func decodeTable[M Message](table *[256]opInfo[M], dir string, d *Decoder, payload []byte) (M, error) {
 	var zero M
 	if len(payload) == 0 {
-		return zero, rejectError(payload, dir, nil)
+		return zero, frame.Reject(dir, payload, nil)
 	}
 	row := &table[payload[0]]
-	if !row.size.fits(len(payload)) {
-		return zero, rejectError(payload, dir, &row.opMeta)
+	if !row.Size.Fits(len(payload)) {
+		return zero, frame.Reject(dir, payload, &row.Row)
 	}
 	var into decodable[M]
 	if d != nil {
@@ -100,7 +104,7 @@ func decodeTable[M Message](table *[256]opInfo[M], dir string, d *Decoder, paylo
 	}
 	m, err := into.decode(payload)
 	if err != nil {
-		return zero, fieldError(payload, dir, &row.opMeta, err)
+		return zero, fieldError(payload, dir, &row.Row, err)
 	}
 	return m, nil
 }

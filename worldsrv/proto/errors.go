@@ -42,29 +42,13 @@ var (
 )
 
 // The error constructors are kept out of line so that the checks on the
-// decoding path stay small.
-
-// rejectError explains why a table refused payload: it is empty, its
-// opcode is undefined, or its length breaks the opcode's size rule.
-func rejectError(payload []byte, dir string, row *opMeta) error {
-	if len(payload) == 0 {
-		return fmt.Errorf("decode %s: %w", dir, ErrEmpty)
-	}
-	if row.name == "" {
-		return fmt.Errorf("decode %s: opcode %d: %w", dir, payload[0], ErrUnknownOp)
-	}
-	want := fmt.Sprintf("%d", row.size.min)
-	if row.size.variable() {
-		want = fmt.Sprintf("%d–%d", row.size.min, row.size.max)
-	}
-	return fmt.Errorf("decode %s %s (%d): payload is %d bytes, want %s: %w",
-		dir, row.name, payload[0], len(payload), want, ErrLength)
-}
+// decoding path stay small. A payload the table refuses is explained by
+// internal/frame's Reject.
 
 // fieldError wraps the error a message's decode method returned with the
 // message it was decoding.
-func fieldError(payload []byte, dir string, row *opMeta, err error) error {
-	return fmt.Errorf("decode %s %s (%d): %w", dir, row.name, payload[0], err)
+func fieldError(payload []byte, dir string, row *frame.Row, err error) error {
+	return fmt.Errorf("%s %s (%d): %w", dir, row.Name, payload[0], err)
 }
 
 // str8Error: a str8 field of n bytes starting at off runs past the end of p.
@@ -85,11 +69,6 @@ func textLengthError(n int) error {
 
 func modeError(field string, m uint8) error {
 	return fmt.Errorf("%s mode %d, want 0–2: %w", field, m, ErrBadMode)
-}
-
-func countError(p []byte, head, each, count int) error {
-	return fmt.Errorf("payload is %d bytes, want %d for count %d: %w",
-		len(p), head+each*count, count, ErrLength)
 }
 
 func nearbyCountError(count int) error {

@@ -73,16 +73,18 @@ func appendName(b []byte, op ClientOp, name string) []byte {
 	return appendStr8(append(b, byte(op)), name)
 }
 
-// readName decodes the payload of a message that is one str8 name.
-func readName(p []byte) (string, error) {
-	name, end, err := readStr8(p, 1, "name")
+// decodeName is the decode method of m, a message that is one str8 name:
+// it sets *name, m's field, and returns m; on error it leaves m as it was.
+func decodeName(m ClientMessage, name *string, p []byte) (ClientMessage, error) {
+	s, end, err := readStr8(p, 1, "name")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if end != len(p) {
-		return "", trailingError(p, end)
+		return nil, trailingError(p, end)
 	}
-	return name, nil
+	*name = s
+	return m, nil
 }
 
 // readModes decodes three chat modes at p[1:4].

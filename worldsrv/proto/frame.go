@@ -1,7 +1,6 @@
 package proto
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -12,32 +11,24 @@ import (
 // frame per binary message, length prefix included): ReadFrame and
 // WriteFrame serve the stream, DecodeFrame and AppendFrame a message.
 
+// framing is this codec's internal/frame.Codec: frames of up to MaxPayload
+// bytes, an encode error naming the message's Go type ("proto.Nearby").
+var framing = frame.Codec{Max: MaxPayload, Name: func(m frame.Payload) string { return fmt.Sprintf("%T", m) }}
+
 // AppendFrame appends one frame carrying m to dst: the u16 big-endian
 // payload length, then the payload. It allocates nothing when dst has room
 // (MaxFrame bytes always suffice). A payload over MaxPayload is
 // ErrTooLarge, and dst is returned with its original length.
-func AppendFrame(dst []byte, m Message) ([]byte, error) {
-	dst, err := frame.Append(dst, m, MaxPayload)
-	if err != nil {
-		return dst, fmt.Errorf("encode %T: %w", m, err)
-	}
-	return dst, nil
-}
+func AppendFrame(dst []byte, m Message) ([]byte, error) { return framing.Append(dst, m) }
 
 // WriteFrame writes one frame carrying m to w in a single Write call, so
 // frames from concurrent writers to a connection that serialises its
 // Writes (a net.Conn does) never interleave. It allocates nothing once its
-// pool is warm (internal/frame.Write). Write errors are returned as they are.
-func WriteFrame(w io.Writer, m Message) error {
-	err := frame.Write(w, m, MaxPayload)
-	if errors.Is(err, ErrTooLarge) {
-		return fmt.Errorf("encode %T: %w", m, err)
-	}
-	return err
-}
+// pool is warm (frame.Codec.Write). Write errors are returned as they are.
+func WriteFrame(w io.Writer, m Message) error { return framing.Write(w, m) }
 
 // ReadFrame reads one frame from r and returns its payload, opcode first
-// (internal/frame.Read with MaxPayload as the cap). The payload is read into
+// (frame.Codec.Read with MaxPayload as the cap). The payload is read into
 // buf when cap(buf) is large enough, so a loop that passes each payload
 // back in (p, err = ReadFrame(r, p)) stops allocating once its buffer has
 // grown; make([]byte, 0, MaxPayload) never grows. A header announcing more
@@ -49,7 +40,7 @@ func WriteFrame(w io.Writer, m Message) error {
 // empty, keeping buf's storage. Wrap a net.Conn in a bufio.Reader:
 // ReadFrame makes two reads.
 func ReadFrame(r io.Reader, buf []byte) (payload []byte, err error) {
-	return frame.Read(r, buf, MaxPayload)
+	return framing.Read(r, buf)
 }
 
 // DecodeFrame returns the payload of msg, a WebSocket message that must be
@@ -61,7 +52,7 @@ func DecodeFrame(msg []byte) ([]byte, error) {
 		return nil, badFrameError(len(msg), HeaderLen)
 	}
 	n := int(be.Uint16(msg))
-	if err := frame.CheckLength(n, MaxPayload); err != nil {
+	if err := framing.CheckLength(n); err != nil {
 		return nil, err
 	}
 	if len(msg) != HeaderLen+n {

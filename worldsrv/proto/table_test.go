@@ -3,35 +3,37 @@ package proto
 import (
 	"reflect"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 // The sizes the protocol document gives each message, opcode included:
 // exactly n bytes, or between a fixed head and what its fields can hold.
 var (
-	clientSizes = map[ClientOp]sizeRule{
-		OpLogin:          {3, 1 + 256 + 256},
-		OpLogout:         {1, 1},
-		OpFriendAdd:      {2, 1 + 256},
-		OpFriendDel:      {2, 1 + 256},
-		OpIgnoreAdd:      {2, 1 + 256},
-		OpIgnoreDel:      {2, 1 + 256},
-		OpPrivateMessage: {3, 1 + 256 + 80},
-		OpChatSettings:   {4, 4},
-		OpKeepalive:      {1, 1},
-		OpWalk:           {5, 5},
+	clientSizes = map[ClientOp]frame.Size{
+		OpLogin:          frame.Between(3, 1+256+256),
+		OpLogout:         frame.Between(1, 1),
+		OpFriendAdd:      frame.Between(2, 1+256),
+		OpFriendDel:      frame.Between(2, 1+256),
+		OpIgnoreAdd:      frame.Between(2, 1+256),
+		OpIgnoreDel:      frame.Between(2, 1+256),
+		OpPrivateMessage: frame.Between(3, 1+256+80),
+		OpChatSettings:   frame.Between(4, 4),
+		OpKeepalive:      frame.Between(1, 1),
+		OpWalk:           frame.Between(5, 5),
 	}
-	worldSizes = map[WorldOp]sizeRule{
-		OpLoginResponse:    {2, 5},
-		OpFriendStatus:     {10, 10},
-		OpIgnoreList:       {3, 4096},
-		OpPrivateMessageIn: {14, 4096},
-		OpFriendListLoaded: {1, 1},
-		OpChatSettingsNow:  {4, 4},
-		OpSystemMessage:    {1, 4096},
-		OpLoggedOut:        {2, 2},
-		OpMapInfo:          {14, 14},
-		OpPosition:         {5, 5},
-		OpNearby:           {3, 3 + 14*255},
+	worldSizes = map[WorldOp]frame.Size{
+		OpLoginResponse:    frame.Between(2, 5),
+		OpFriendStatus:     frame.Between(10, 10),
+		OpIgnoreList:       frame.Between(3, 4096),
+		OpPrivateMessageIn: frame.Between(14, 4096),
+		OpFriendListLoaded: frame.Between(1, 1),
+		OpChatSettingsNow:  frame.Between(4, 4),
+		OpSystemMessage:    frame.Between(1, 4096),
+		OpLoggedOut:        frame.Between(2, 2),
+		OpMapInfo:          frame.Between(14, 14),
+		OpPosition:         frame.Between(5, 5),
+		OpNearby:           frame.Between(3, 3+14*255),
 	}
 )
 
@@ -47,14 +49,14 @@ func TestOpTables_Rows(t *testing.T) {
 
 // rowView is a table row seen without its direction's type.
 type rowView struct {
-	meta  opMeta
+	meta  frame.Row
 	fresh any    // what the constructor makes; nil for an empty row
 	op    int    // fresh's opcode
 	slots [2]any // the row's slot in two different Decoders
 }
 
 func viewRow[M Message](row opInfo[M]) rowView {
-	v := rowView{meta: row.opMeta, op: -1}
+	v := rowView{meta: row.Row, op: -1}
 	if row.new == nil {
 		return v
 	}
@@ -70,11 +72,11 @@ func viewRow[M Message](row opInfo[M]) rowView {
 	return v
 }
 
-func checkRow(t *testing.T, dir string, i int, want sizeRule, v rowView) {
+func checkRow(t *testing.T, dir string, i int, want frame.Size, v rowView) {
 	t.Helper()
 	meta, fresh, op, slots := v.meta, v.fresh, v.op, v.slots
 	if fresh == nil {
-		if meta != (opMeta{}) || want != (sizeRule{}) {
+		if meta != (frame.Row{}) || want != (frame.Size{}) {
 			t.Errorf("%s opcode %d: row %+v without a constructor (document says %+v)", dir, i, meta, want)
 		}
 		return
@@ -82,17 +84,17 @@ func checkRow(t *testing.T, dir string, i int, want sizeRule, v rowView) {
 	if op != i {
 		t.Errorf("%s opcode %d: the row makes %T, whose opcode is %d", dir, i, fresh, op)
 	}
-	if name := reflect.TypeOf(fresh).Elem().Name(); name != meta.name {
-		t.Errorf("%s opcode %d: the row is named %q but makes %s", dir, i, meta.name, name)
+	if name := reflect.TypeOf(fresh).Elem().Name(); name != meta.Name {
+		t.Errorf("%s opcode %d: the row is named %q but makes %s", dir, i, meta.Name, name)
 	}
-	if meta.size != want {
-		t.Errorf("%s %s: size %+v, document says %+v", dir, meta.name, meta.size, want)
+	if meta.Size != want {
+		t.Errorf("%s %s: size %+v, document says %+v", dir, meta.Name, meta.Size, want)
 	}
 	if reflect.TypeOf(slots[0]) != reflect.TypeOf(fresh) {
-		t.Errorf("%s %s: slot holds %T", dir, meta.name, slots[0])
+		t.Errorf("%s %s: slot holds %T", dir, meta.Name, slots[0])
 	}
 	if reflect.TypeOf(fresh).Elem().Size() > 0 && slots[0] == slots[1] {
-		t.Errorf("%s %s: two Decoders share a slot", dir, meta.name)
+		t.Errorf("%s %s: two Decoders share a slot", dir, meta.Name)
 	}
 }
 
@@ -105,8 +107,8 @@ func TestDecoder_SlotsDistinct(t *testing.T) {
 			name string
 			slot any
 		}{
-			{clientOps[i].name, slotOf(clientOps[i], &d)},
-			{worldOps[i].name, slotOf(worldOps[i], &d)},
+			{clientOps[i].Name, slotOf(clientOps[i], &d)},
+			{worldOps[i].Name, slotOf(worldOps[i], &d)},
 		} {
 			if s.slot == nil || reflect.TypeOf(s.slot).Elem().Size() == 0 {
 				continue

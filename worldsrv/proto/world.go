@@ -1,6 +1,10 @@
 package proto
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/corrosion/corrosion/internal/frame"
+)
 
 // World → client messages. Sizes are payload sizes, opcode included; the
 // world table (table.go) holds each message's row. The string fields of a
@@ -107,12 +111,7 @@ func (m FriendStatus) AppendPayload(b []byte) []byte {
 // AppendPayload writes count as u16. A list of more than 511 names makes a
 // payload over MaxPayload, which AppendFrame refuses.
 func (m IgnoreList) AppendPayload(b []byte) []byte {
-	b = slices.Grow(b, 3+8*len(m.Names37))
-	b = be.AppendUint16(append(b, byte(OpIgnoreList)), uint16(len(m.Names37)))
-	for _, id := range m.Names37 {
-		b = be.AppendUint64(b, id)
-	}
-	return b
+	return frame.AppendUint64s(append(b, byte(OpIgnoreList)), m.Names37)
 }
 
 // AppendPayload writes Text as it is; the decoders refuse text that is not
@@ -189,13 +188,9 @@ func (m *FriendStatus) decode(p []byte) (WorldMessage, error) {
 // decode checks the count against the length and reuses m.Names37's
 // storage when it is large enough.
 func (m *IgnoreList) decode(p []byte) (WorldMessage, error) {
-	count := int(be.Uint16(p[1:]))
-	if len(p) != 3+8*count {
-		return nil, countError(p, 3, 8, count)
-	}
-	ids := slices.Grow(m.Names37[:0], count)
-	for off := 3; off < len(p); off += 8 {
-		ids = append(ids, be.Uint64(p[off:]))
+	ids, err := frame.Uint64s(m.Names37, p, 1)
+	if err != nil {
+		return nil, err
 	}
 	m.Names37 = ids
 	return m, nil
@@ -255,7 +250,7 @@ func (m *Nearby) decode(p []byte) (WorldMessage, error) {
 		return nil, nearbyCountError(count)
 	}
 	if len(p) != 3+nearbyEntry*count {
-		return nil, countError(p, 3, nearbyEntry, count)
+		return nil, frame.CountError(len(p), 3+nearbyEntry*count, count)
 	}
 	ps := slices.Grow(m.Players[:0], count)
 	for off := 3; off < len(p); off += nearbyEntry {
