@@ -19,6 +19,7 @@ import (
 
 	"github.com/corrosion/corrosion/ether/privacy"
 	"github.com/corrosion/corrosion/internal/ctxtime"
+	"github.com/corrosion/corrosion/internal/flagval"
 )
 
 // Sentinel errors.
@@ -39,18 +40,10 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.MaxConns <= 0 {
-		c.MaxConns = 8
-	}
-	if c.PingInterval <= 0 {
-		c.PingInterval = time.Second
-	}
-	if c.OpTimeout <= 0 {
-		c.OpTimeout = 3 * time.Second
-	}
-	if c.MaxQueued <= 0 {
-		c.MaxQueued = 1_000_000
-	}
+	c.MaxConns = flagval.Default(c.MaxConns, 8)
+	c.PingInterval = flagval.Default(c.PingInterval, time.Second)
+	c.OpTimeout = flagval.Default(c.OpTimeout, 3*time.Second)
+	c.MaxQueued = flagval.Default(c.MaxQueued, 1_000_000)
 }
 
 // Lists is what a session loads for a player.

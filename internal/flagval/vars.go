@@ -44,13 +44,20 @@ func FlagSet(name string, vars []Var, out io.Writer) *flag.FlagSet {
 // Load is Layer over vars: their environment variables (getenv), then args
 // parsed on FlagSet(name, vars). The caller's config, which vars point
 // into, holds its defaults before and the layered values after; it then
-// resolves and validates.
+// resolves and validates. A binary that prints its usage on --help calls
+// Layer(EnvVars(vars), getenv, FlagSet(name, vars, out), …) instead.
 func Load(name string, vars []Var, getenv func(string) string, args []string, errConfig error) error {
+	return Layer(EnvVars(vars), getenv, FlagSet(name, vars, io.Discard), args, errConfig)
+}
+
+// EnvVars are the environment variables of vars, in order (those without
+// one left out).
+func EnvVars(vars []Var) []EnvVar {
 	var env []EnvVar
 	for _, v := range vars {
 		if v.Env != "" {
 			env = append(env, EnvVar{Name: v.Env, Set: v.Set})
 		}
 	}
-	return Layer(env, getenv, FlagSet(name, vars, io.Discard), args, errConfig)
+	return env
 }

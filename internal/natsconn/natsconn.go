@@ -24,6 +24,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/internal/backoff"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/redact"
 )
@@ -207,7 +208,7 @@ func Dial(ctx context.Context, o Options) (*nats.Conn, error) {
 // adds no jitter to a custom delay); attempts counts passes over the server
 // list from 1.
 func reconnectDelay(attempts int) time.Duration {
-	d := min(time.Second<<min(max(attempts-1, 0), 5), 30*time.Second)
+	d := backoff.Doubled(time.Second, 30*time.Second, attempts-1)
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 

@@ -2,8 +2,9 @@
 // peer: its IP without the port, an IPv4-mapped address as plain IPv4, and
 // an IPv6 address as its /64, since one host commonly holds a whole /64 and
 // could otherwise step around a limit address by address. The panel's login
-// limiter (panel/auth) and the world's admin console limiter
-// (worldsrv/admin) count with it.
+// limiter (panel/auth), the world's admin console limiter (worldsrv/admin)
+// and the world's per-address connection bound (worldsrv/engine) count
+// with it.
 package peerkey
 
 import "net/netip"

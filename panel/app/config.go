@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -67,54 +66,29 @@ func DefaultConfig() Config {
 	return Config{Listen: DefaultListen, NATSURL: DefaultNATSURL, LogLevel: slog.LevelInfo}
 }
 
-// option binds one field to its flag and environment variable.
-type option struct {
-	flag, env, usage string
-	set              flagval.Setter
-	get              func() string // as printed: secrets hidden
-}
-
-func (c *Config) options() []option {
+// vars binds each field to its flag and environment variable.
+func (c *Config) vars() []flagval.Var {
 	str := func(p *string) func() string { return func() string { return *p } }
-	return []option{
-		{"listen", "CORROSION_PANEL_LISTEN", "HTTP address host:port", flagval.String(&c.Listen), str(&c.Listen)},
-		{"database-url", "DATABASE_URL", flagval.SecretUsage("Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", "DATABASE_URL", "database-url-file"), flagval.String(&c.DatabaseURL), func() string { return redact.URL(c.DatabaseURL) }},
-		{"database-url-file", "DATABASE_URL_FILE", "file holding the Postgres URL", flagval.SecretFile(&c.DatabaseURL), flagval.NoDefault},
-		{"nats-url", "NATS_URL", "comma-separated NATS URLs", flagval.String(&c.NATSURL), func() string { return redact.List(c.NATSURL) }},
-		{"nats-user", "NATS_USER", "NATS user (with --nats-password)", flagval.String(&c.NATSUser), str(&c.NATSUser)},
-		{"nats-password", "NATS_PASSWORD", flagval.SecretUsage("NATS password", "NATS_PASSWORD", "nats-password-file"), flagval.String(&c.NATSPassword), func() string { return flagval.Shown(c.NATSPassword) }},
-		{"nats-password-file", "NATS_PASSWORD_FILE", "file holding the NATS password", flagval.SecretFile(&c.NATSPassword), flagval.NoDefault},
-		{"nats-token", "NATS_TOKEN", flagval.SecretUsage("NATS token", "NATS_TOKEN", "nats-token-file"), flagval.String(&c.NATSToken), func() string { return flagval.Shown(c.NATSToken) }},
-		{"nats-token-file", "NATS_TOKEN_FILE", "file holding the NATS token", flagval.SecretFile(&c.NATSToken), flagval.NoDefault},
-		{"nats-creds", "NATS_CREDS", "NATS .creds file (JWT and nkey)", flagval.String(&c.NATSCreds), str(&c.NATSCreds)},
-		{"nats-nkey-seed-file", "NATS_NKEY_SEED_FILE", "NATS nkey seed file", flagval.String(&c.NATSNKeySeedFile), str(&c.NATSNKeySeedFile)},
-		{"nats-ca-file", "NATS_CA_FILE", "CA file for the NATS servers' TLS", flagval.String(&c.NATSCAFile), str(&c.NATSCAFile)},
-		{"trusted-origins", "CORROSION_PANEL_TRUSTED_ORIGINS", "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", flagval.List(&c.TrustedOrigins), func() string { return strings.Join(c.TrustedOrigins, ",") }},
-		{"trusted-proxies", "CORROSION_PANEL_TRUSTED_PROXIES", "comma-separated addresses or CIDR prefixes of load balancers whose X-Forwarded-For names the client", flagval.List(&c.TrustedProxies), func() string { return strings.Join(c.TrustedProxies, ",") }},
-		{"secure-cookies", "CORROSION_PANEL_SECURE_COOKIES", "mark session cookies Secure (the panel is reached over HTTPS)", flagval.Bool(&c.SecureCookies), func() string { return strconv.FormatBool(c.SecureCookies) }},
-		{"metrics-token", "CORROSION_PANEL_METRICS_TOKEN", flagval.SecretUsage("bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", "CORROSION_PANEL_METRICS_TOKEN", "metrics-token-file"), flagval.String(&c.MetricsToken), func() string { return flagval.Shown(c.MetricsToken) }},
-		{"metrics-token-file", "CORROSION_PANEL_METRICS_TOKEN_FILE", "file holding the /metrics bearer token", flagval.SecretFile(&c.MetricsToken), flagval.NoDefault},
-		{"log-level", "CORROSION_PANEL_LOG_LEVEL", "debug, info, warn or error", flagval.Level(&c.LogLevel), func() string { return flagval.LevelName(c.LogLevel) }},
+	return []flagval.Var{
+		{Flag: "listen", Env: "CORROSION_PANEL_LISTEN", Usage: "HTTP address host:port", Set: flagval.String(&c.Listen), Get: str(&c.Listen)},
+		{Flag: "database-url", Env: "DATABASE_URL", Usage: flagval.SecretUsage("Postgres URL, e.g. postgres://user:pass@host:5432/corrosion_panel", "DATABASE_URL", "database-url-file"), Set: flagval.String(&c.DatabaseURL), Get: func() string { return redact.URL(c.DatabaseURL) }},
+		{Flag: "database-url-file", Env: "DATABASE_URL_FILE", Usage: "file holding the Postgres URL", Set: flagval.SecretFile(&c.DatabaseURL), Get: flagval.NoDefault},
+		{Flag: "nats-url", Env: "NATS_URL", Usage: "comma-separated NATS URLs", Set: flagval.String(&c.NATSURL), Get: func() string { return redact.List(c.NATSURL) }},
+		{Flag: "nats-user", Env: "NATS_USER", Usage: "NATS user (with --nats-password)", Set: flagval.String(&c.NATSUser), Get: str(&c.NATSUser)},
+		{Flag: "nats-password", Env: "NATS_PASSWORD", Usage: flagval.SecretUsage("NATS password", "NATS_PASSWORD", "nats-password-file"), Set: flagval.String(&c.NATSPassword), Get: func() string { return flagval.Shown(c.NATSPassword) }},
+		{Flag: "nats-password-file", Env: "NATS_PASSWORD_FILE", Usage: "file holding the NATS password", Set: flagval.SecretFile(&c.NATSPassword), Get: flagval.NoDefault},
+		{Flag: "nats-token", Env: "NATS_TOKEN", Usage: flagval.SecretUsage("NATS token", "NATS_TOKEN", "nats-token-file"), Set: flagval.String(&c.NATSToken), Get: func() string { return flagval.Shown(c.NATSToken) }},
+		{Flag: "nats-token-file", Env: "NATS_TOKEN_FILE", Usage: "file holding the NATS token", Set: flagval.SecretFile(&c.NATSToken), Get: flagval.NoDefault},
+		{Flag: "nats-creds", Env: "NATS_CREDS", Usage: "NATS .creds file (JWT and nkey)", Set: flagval.String(&c.NATSCreds), Get: str(&c.NATSCreds)},
+		{Flag: "nats-nkey-seed-file", Env: "NATS_NKEY_SEED_FILE", Usage: "NATS nkey seed file", Set: flagval.String(&c.NATSNKeySeedFile), Get: str(&c.NATSNKeySeedFile)},
+		{Flag: "nats-ca-file", Env: "NATS_CA_FILE", Usage: "CA file for the NATS servers' TLS", Set: flagval.String(&c.NATSCAFile), Get: str(&c.NATSCAFile)},
+		{Flag: "trusted-origins", Env: "CORROSION_PANEL_TRUSTED_ORIGINS", Usage: "comma-separated extra origins (scheme://host[:port]) allowed to post, e.g. a load balancer's", Set: flagval.List(&c.TrustedOrigins), Get: func() string { return strings.Join(c.TrustedOrigins, ",") }},
+		{Flag: "trusted-proxies", Env: "CORROSION_PANEL_TRUSTED_PROXIES", Usage: "comma-separated addresses or CIDR prefixes of load balancers whose X-Forwarded-For names the client", Set: flagval.List(&c.TrustedProxies), Get: func() string { return strings.Join(c.TrustedProxies, ",") }},
+		{Flag: "secure-cookies", Env: "CORROSION_PANEL_SECURE_COOKIES", Usage: "mark session cookies Secure (the panel is reached over HTTPS)", Set: flagval.Bool(&c.SecureCookies), Get: func() string { return strconv.FormatBool(c.SecureCookies) }, Bool: true},
+		{Flag: "metrics-token", Env: "CORROSION_PANEL_METRICS_TOKEN", Usage: flagval.SecretUsage("bearer token a Prometheus scraper sends for /metrics (admins' sessions always may read it)", "CORROSION_PANEL_METRICS_TOKEN", "metrics-token-file"), Set: flagval.String(&c.MetricsToken), Get: func() string { return flagval.Shown(c.MetricsToken) }},
+		{Flag: "metrics-token-file", Env: "CORROSION_PANEL_METRICS_TOKEN_FILE", Usage: "file holding the /metrics bearer token", Set: flagval.SecretFile(&c.MetricsToken), Get: flagval.NoDefault},
+		{Flag: "log-level", Env: "CORROSION_PANEL_LOG_LEVEL", Usage: "debug, info, warn or error", Set: flagval.Level(&c.LogLevel), Get: func() string { return flagval.LevelName(c.LogLevel) }},
 	}
-}
-
-// NewFlagSet declares c's flags (defaults: c's current values) on a new
-// set named name, writing its usage to out.
-func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	for _, o := range c.options() {
-		usage := fmt.Sprintf("%s [%s]", o.usage, o.env)
-		if v := o.get(); v != "" {
-			usage += fmt.Sprintf(" (default %s)", v)
-		}
-		if o.flag == "secure-cookies" {
-			fs.BoolFunc(o.flag, usage, o.set)
-			continue
-		}
-		fs.Func(o.flag, usage, o.set)
-	}
-	return fs
 }
 
 // LoadConfig builds the configuration in the one order
@@ -123,11 +97,8 @@ func NewFlagSet(name string, c *Config, out io.Writer) *flag.FlagSet {
 // flag.ErrHelp; usage goes to out.
 func LoadConfig(name string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	c := DefaultConfig()
-	var env []flagval.EnvVar
-	for _, o := range c.options() {
-		env = append(env, flagval.EnvVar{Name: o.env, Set: o.set})
-	}
-	if err := flagval.Layer(env, getenv, NewFlagSet(name, &c, out), args, ErrConfig); err != nil {
+	vars := c.vars()
+	if err := flagval.Layer(flagval.EnvVars(vars), getenv, flagval.FlagSet(name, vars, out), args, ErrConfig); err != nil {
 		return c, err
 	}
 	return c, c.Validate()

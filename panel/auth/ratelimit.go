@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/backoff"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/peerkey"
 )
 
@@ -19,21 +21,11 @@ type LimitOptions struct {
 }
 
 func (o *LimitOptions) defaults() {
-	if o.MaxFailures <= 0 {
-		o.MaxFailures = 5
-	}
-	if o.Window <= 0 {
-		o.Window = time.Minute
-	}
-	if o.BaseLockout <= 0 {
-		o.BaseLockout = time.Minute
-	}
-	if o.MaxLockout <= 0 {
-		o.MaxLockout = 15 * time.Minute
-	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = 10_000
-	}
+	o.MaxFailures = flagval.Default(o.MaxFailures, 5)
+	o.Window = flagval.Default(o.Window, time.Minute)
+	o.BaseLockout = flagval.Default(o.BaseLockout, time.Minute)
+	o.MaxLockout = flagval.Default(o.MaxLockout, 15*time.Minute)
+	o.MaxKeys = flagval.Default(o.MaxKeys, 10_000)
 }
 
 // Limiter is the failed-login rate limit, kept per username and per
@@ -175,7 +167,7 @@ func (l *Limiter) failLocked(now time.Time, keys []string) time.Duration {
 		e.failures++
 		e.lastFail = now
 		if e.failures >= l.opts.MaxFailures {
-			d := min(l.opts.BaseLockout<<min(e.lockouts, 16), l.opts.MaxLockout)
+			d := backoff.Doubled(l.opts.BaseLockout, l.opts.MaxLockout, e.lockouts)
 			e.lockedUntil = now.Add(d)
 			e.lockouts++
 			e.failures, e.windowStart = 0, now

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/backoff"
 	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/internal/peerkey"
 )
@@ -100,10 +101,7 @@ func (l *limiter) fail(addr string, now time.Time) time.Duration {
 	if over < 0 {
 		return 0
 	}
-	block := l.cfg.MaxBlock
-	if over < 30 && l.cfg.BaseBlock<<over < l.cfg.MaxBlock {
-		block = l.cfg.BaseBlock << over
-	}
+	block := backoff.Doubled(l.cfg.BaseBlock, l.cfg.MaxBlock, over)
 	e.until = now.Add(block)
 	return block
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corrosion/corrosion/internal/peerkey"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
@@ -19,7 +20,7 @@ var ErrBusy = errors.New("engine: too many connections waiting to be admitted")
 // Client.Done is closed writes what is still queued and closes the socket.
 type Conn interface {
 	// RemoteAddr is the peer's address without port (the per-address
-	// connection bound counts it).
+	// connection bound counts its peerkey: an IPv6 host by its /64).
 	RemoteAddr() string
 	// Close closes the connection at once, unblocking its writer; the
 	// engine calls it for a slow reader. It must be safe to call from any
@@ -43,6 +44,7 @@ const (
 type Client struct {
 	conn   Conn                     // immutable after Attach
 	addr   string                   // immutable after Attach
+	peer   string                   // immutable after Attach; peerkey.Of(addr), what MaxPerAddress counts
 	wake   *wakeup                  // immutable after Attach; the engine's (Ready)
 	in     chan proto.ClientMessage // network → tick; bounded (InQueue)
 	out    chan []byte              // tick → network; bounded (OutQueue)
@@ -145,7 +147,8 @@ func (c *Client) hungUp() bool {
 // Attach hands a new connection to the engine; the next tick admits it.
 // It never blocks: a full accept queue is ErrBusy.
 func (e *Engine) Attach(conn Conn) (*Client, error) {
-	c := &Client{conn: conn, addr: conn.RemoteAddr(), wake: e.wake,
+	addr := conn.RemoteAddr()
+	c := &Client{conn: conn, addr: addr, peer: peerkey.Of(addr), wake: e.wake,
 		in: make(chan proto.ClientMessage, e.cfg.InQueue), out: make(chan []byte, e.cfg.OutQueue),
 		free: make(chan []byte, recycled),
 		done: make(chan struct{}), hangup: make(chan struct{})}

@@ -38,8 +38,9 @@ type Config struct {
 	// MaxPlayers bounds the players online plus the logins past their
 	// account check; more get code 7. Default 2000; at most 65535 (pids).
 	MaxPlayers int
-	// MaxPerAddress bounds the connections from one address; more get
-	// code 9 at their Login. Default 10; negative: no bound.
+	// MaxPerAddress bounds the connections from one address, counted by
+	// internal/peerkey (an IPv6 host by its /64, an IPv4-mapped address as
+	// IPv4); more get code 9 at their Login. Default 10; negative: no bound.
 	MaxPerAddress int
 	// PendingTicks is how many ticks a login waits for ether before it is
 	// answered 13. Default 5.

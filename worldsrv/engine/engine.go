@@ -69,8 +69,8 @@ type Engine struct {
 
 	// Owned by the tick goroutine.
 	tick          uint64
-	clients       []*Client // admitted, in admission order
-	addrs         map[string]int
+	clients       []*Client      // admitted, in admission order
+	addrs         map[string]int // connections per peerkey (Client.peer)
 	authing       int
 	authWait      []queuedLogin // logins waiting for an account check slot, in arrival order (may be stale: check state)
 	byUser        map[uint64]*player

@@ -311,3 +311,31 @@ func TestLogin_QueueBoundedByFreePlaces(t *testing.T) {
 		t.Fatalf("a login beyond the free places: %d, want 7", got)
 	}
 }
+
+// The per-address bound counts a peer by its peerkey: addresses in one IPv6
+// /64 are one host, and an IPv4-mapped address is its IPv4 address.
+func TestLogin_PerAddressCountsByPeerKey(t *testing.T) {
+	cases := []struct {
+		name  string
+		conns []string // fill the bound of 2
+		last  string   // over it
+	}{
+		{"ipv6 one /64", []string{"2001:db8:1:2::1", "2001:db8:1:2::2"}, "2001:db8:1:2:ffff::3"},
+		{"ipv4-mapped", []string{"192.0.2.7", "::ffff:192.0.2.7"}, "192.0.2.7"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := offWorld(t, Config{MaxPerAddress: 2})
+			for _, a := range tc.conns {
+				w.connect(a)
+			}
+			if _, got := w.login(tc.last, "erin", "secret"); code(t, got) != proto.LoginTooManyConnections {
+				t.Fatalf("3rd connection from one peer: %v, want 9", got)
+			}
+			// Another /64 (or another IPv4 address) is another peer.
+			if _, got := w.login("2001:db8:1:3::1", "frank", "secret"); code(t, got) != proto.LoginOK {
+				t.Fatalf("connection from another peer: %v, want ok", got)
+			}
+		})
+	}
+}

@@ -43,8 +43,8 @@ func (e *Engine) admit(now time.Time) {
 		select {
 		case c := <-e.accepts:
 			c.lastHeard = now
-			e.addrs[c.addr]++
-			c.overLimit = e.cfg.MaxPerAddress > 0 && e.addrs[c.addr] > e.cfg.MaxPerAddress
+			e.addrs[c.peer]++
+			c.overLimit = e.cfg.MaxPerAddress > 0 && e.addrs[c.peer] > e.cfg.MaxPerAddress
 			e.clients = append(e.clients, c)
 		default:
 			return
@@ -123,8 +123,8 @@ func (e *Engine) phaseCleanup(time.Time) {
 			continue
 		}
 		close(c.done)
-		if e.addrs[c.addr]--; e.addrs[c.addr] <= 0 {
-			delete(e.addrs, c.addr)
+		if e.addrs[c.peer]--; e.addrs[c.peer] <= 0 {
+			delete(e.addrs, c.peer)
 		}
 	}
 	clear(e.clients[len(kept):])

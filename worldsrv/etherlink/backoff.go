@@ -1,6 +1,10 @@
 package etherlink
 
-import "time"
+import (
+	"time"
+
+	"github.com/corrosion/corrosion/internal/flagval"
+)
 
 // Backoff is the redial policy: the first wait after a failure is Min, each
 // further one doubles, capped at Max; a connection that stayed up at least
@@ -15,9 +19,9 @@ type Backoff struct {
 var DefaultBackoff = Backoff{Min: time.Second, Max: 30 * time.Second, Stable: 10 * time.Second}
 
 func (b Backoff) withDefaults() Backoff {
-	b.Min = orDefault(b.Min, DefaultBackoff.Min)
-	b.Max = orDefault(b.Max, DefaultBackoff.Max)
-	b.Stable = orDefault(b.Stable, DefaultBackoff.Stable)
+	b.Min = flagval.Default(b.Min, DefaultBackoff.Min)
+	b.Max = flagval.Default(b.Max, DefaultBackoff.Max)
+	b.Stable = flagval.Default(b.Stable, DefaultBackoff.Stable)
 	return b
 }
 

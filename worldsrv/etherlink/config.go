@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/internal/flagval"
 )
 
 // BasePort is the ether port of node 0: a world's sidecar listens on
@@ -77,22 +78,15 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	c.OutFrames = orDefault(c.OutFrames, DefaultOutFrames)
-	c.OutBytes = orDefault(c.OutBytes, DefaultOutBytes)
-	c.InEvents = orDefault(c.InEvents, DefaultInEvents)
-	c.InLogins = orDefault(c.InLogins, DefaultInLogins)
-	c.DialTimeout = orDefault(c.DialTimeout, DefaultDialTimeout)
-	c.WriteTimeout = orDefault(c.WriteTimeout, DefaultWriteTimeout)
-	c.ProofTimeout = orDefault(c.ProofTimeout, DefaultProofTimeout)
+	c.OutFrames = flagval.Default(c.OutFrames, DefaultOutFrames)
+	c.OutBytes = flagval.Default(c.OutBytes, DefaultOutBytes)
+	c.InEvents = flagval.Default(c.InEvents, DefaultInEvents)
+	c.InLogins = flagval.Default(c.InLogins, DefaultInLogins)
+	c.DialTimeout = flagval.Default(c.DialTimeout, DefaultDialTimeout)
+	c.WriteTimeout = flagval.Default(c.WriteTimeout, DefaultWriteTimeout)
+	c.ProofTimeout = flagval.Default(c.ProofTimeout, DefaultProofTimeout)
 	c.Backoff = c.Backoff.withDefaults()
 	return c
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // Validate reports the first bad field of c (after defaults), by name.
