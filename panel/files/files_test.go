@@ -214,6 +214,19 @@ func TestFiles_UploadAndDownload(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 		t.Fatalf("notes.txt downloaded as %q", ct)
 	}
+	// A name that is not UTF-8 is refused in words, not saved under
+	// \uFFFD (JSON's replacement on the way to the agent); a UTF-8 one is
+	// kept as it is.
+	status, body = upload(t, e, "", "\xff.txt", []byte("x"), true)
+	mustStatus(t, "upload named \\xff.txt", status, body, http.StatusBadRequest)
+	if !strings.Contains(body, "not UTF-8 text") || e.exists("\uFFFD.txt") || e.exists("\xff.txt") {
+		t.Fatalf("upload named \\xff.txt: %q, written %v", body, e.exists("\uFFFD.txt") || e.exists("\xff.txt"))
+	}
+	status, body = upload(t, e, "", "été.txt", []byte("x"), false)
+	mustStatus(t, "upload named été.txt", status, body, http.StatusSeeOther)
+	if got := e.read(t, "été.txt"); got != "x" {
+		t.Fatalf("été.txt holds %q", got)
+	}
 	tooBig := make([]byte, files.UploadMax(e.p.NC.MaxPayload())+1)
 	status, body = upload(t, e, "", "huge.bin", tooBig, false)
 	mustStatus(t, "upload over the cap", status, body, http.StatusRequestEntityTooLarge)

@@ -96,6 +96,11 @@ func (f *Feature) upload(w http.ResponseWriter, r *http.Request, p *auth.Princip
 		return httpx.Wrap(http.StatusBadRequest, "the upload could not be read; choose a file and try again", err)
 	}
 	defer r.MultipartForm.RemoveAll()
+	// The server's input check reads url-encoded forms only: this body's
+	// fields and file name get the same check here.
+	if err := httpx.CheckMultipart(r.MultipartForm); err != nil {
+		return err
+	}
 	dir, err := CleanPath(r.FormValue("dir"))
 	if err != nil {
 		return err

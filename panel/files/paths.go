@@ -20,8 +20,10 @@ func CleanPath(p string) (string, error) {
 	switch {
 	case len(p) > MaxPathBytes:
 		return "", httpx.Errorf(http.StatusBadRequest, "the path is %d bytes long; at most %d are allowed", len(p), MaxPathBytes)
-	case strings.ContainsRune(p, 0):
-		return "", httpx.Errorf(http.StatusBadRequest, "the path holds a NUL byte")
+	case !httpx.ValidText(p):
+		// Bytes that are not UTF-8 would reach the agent as U+FFFD (JSON):
+		// another name than the operator's.
+		return "", httpx.Errorf(http.StatusBadRequest, "the path %s", httpx.NotText)
 	case strings.ContainsRune(p, '\\'):
 		return "", httpx.Errorf(http.StatusBadRequest, "use / between folders, not \\")
 	}

@@ -3,6 +3,7 @@ package files
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCleanPath(t *testing.T) {
@@ -21,6 +22,9 @@ func TestCleanPath(t *testing.T) {
 		{"a/..", "", false},
 		{"a\\b", "", false},
 		{"a\x00b", "", false},
+		{"\xff.txt", "", false},
+		{"cfg\xc3/a.txt", "", false},
+		{"é/ü.txt", "é/ü.txt", true},
 		{"a\nb", "", false},
 		{strings.Repeat("a", MaxPathBytes+1), "", false},
 		{"..a/b..", "..a/b..", true},
@@ -48,9 +52,10 @@ func TestSameFolder(t *testing.T) {
 }
 
 // FuzzCleanPath: whatever an operator sends, a clean path never climbs
-// out, never holds an empty, "." or ".." segment, and cleaning is stable.
+// out, never holds an empty, "." or ".." segment or bytes that are not
+// UTF-8, and cleaning is stable.
 func FuzzCleanPath(f *testing.F) {
-	for _, s := range []string{"", "/", "a/b", "../x", "a//b/", "a\\b", "./.", "a/..b", "\x00"} {
+	for _, s := range []string{"", "/", "a/b", "../x", "a//b/", "a\\b", "./.", "a/..b", "\x00", "\xff.txt"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -58,7 +63,7 @@ func FuzzCleanPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if strings.HasPrefix(c, "/") || strings.HasSuffix(c, "/") {
+		if strings.HasPrefix(c, "/") || strings.HasSuffix(c, "/") || !utf8.ValidString(c) {
 			t.Fatalf("%q cleaned to %q", s, c)
 		}
 		if c != "" {

@@ -1,7 +1,10 @@
 package hostile
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -114,6 +117,7 @@ type probe struct {
 	method string     // default GET
 	path   string     // with the query, already escaped
 	form   url.Values // the POST body (url-encoded)
+	upload []part     // the POST body as multipart/form-data instead of form
 	origin string     // the Origin header of a POST; default the panel's own
 	want   int        // the status
 	says   string     // a phrase the body must hold ("" : any)
@@ -135,6 +139,9 @@ func (e *env) run(t *testing.T, probes []probe) {
 				resp = c.Do(req)
 			} else {
 				req := c.NewPost(pr.path, pr.form)
+				if pr.upload != nil {
+					req = multipartPost(t, e.P.URL+pr.path, pr.upload)
+				}
 				req.Method = pr.method
 				if pr.origin != "" {
 					req.Header.Set("Origin", pr.origin)
@@ -153,6 +160,42 @@ func (e *env) run(t *testing.T, probes []probe) {
 			}
 		})
 	}
+}
+
+// part is one field of a multipart body: a file named file when file is
+// not "", else a plain field.
+type part struct{ name, file, value string }
+
+// multipartPost is a POST of parts to u as multipart/form-data, as a
+// browser's upload form sends it.
+func multipartPost(t *testing.T, u string, parts []part) *http.Request {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, p := range parts {
+		var w io.Writer
+		var err error
+		if p.file != "" {
+			w, err = mw.CreateFormFile(p.name, p.file)
+		} else {
+			w, err = mw.CreateFormField(p.name)
+		}
+		if err == nil {
+			_, err = io.WriteString(w, p.value)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, u, &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return req
 }
 
 // audit returns the audit rows matching f, newest first.

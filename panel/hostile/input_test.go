@@ -34,6 +34,19 @@ func TestHostile_BytesThatAreNotText(t *testing.T) {
 			form: url.Values{"line": {"say hi\x00"}}, want: http.StatusBadRequest, says: notText},
 		{name: "admin form", as: asAdmin, method: http.MethodPost, path: "/admin/licenses",
 			form: url.Values{"id": {"lic\xff"}, "label": {"x"}}, want: http.StatusBadRequest, says: notText},
+		// A multipart upload's fields and file name: \xff.txt would reach
+		// the agent as \uFFFD.txt, another name than the operator's.
+		{name: "upload file name not UTF-8", as: asOp, method: http.MethodPost, path: inst + "/files/upload",
+			upload: []part{{name: "replace", value: "1"}, {name: "file", file: "\xff.txt", value: "x"}}, want: http.StatusBadRequest, says: notText},
+		// (net/http's multipart reader already refuses a NUL in a part's header.)
+		{name: "upload file name with NUL", as: asOp, method: http.MethodPost, path: inst + "/files/upload",
+			upload: []part{{name: "replace", value: "1"}, {name: "file", file: "a\x00.txt", value: "x"}}, want: http.StatusBadRequest, says: "the upload could not be read"},
+		{name: "upload folder not UTF-8", as: asOp, method: http.MethodPost, path: inst + "/files/upload",
+			upload: []part{{name: "dir", value: "cfg\xfe"}, {name: "replace", value: "1"}, {name: "file", file: "a.txt", value: "x"}}, want: http.StatusBadRequest, says: notText},
+		{name: "upload replace with NUL", as: asOp, method: http.MethodPost, path: inst + "/files/upload",
+			upload: []part{{name: "replace", value: "1\x00"}, {name: "file", file: "a.txt", value: "x"}}, want: http.StatusBadRequest, says: notText},
+		{name: "upload field name not UTF-8", as: asOp, method: http.MethodPost, path: inst + "/files/upload",
+			upload: []part{{name: "\xff", value: "1"}, {name: "replace", value: "1"}, {name: "file", file: "a.txt", value: "x"}}, want: http.StatusBadRequest, says: notText},
 	})
 	if rows := e.audit(t, store.AuditFilter{Action: "instance.send"}); len(rows) != 1 || rows[0].Result != store.AuditDenied {
 		t.Errorf("the refused console line: audit %+v", rows)

@@ -9,6 +9,7 @@ package httpx
 import (
 	"errors"
 	"fmt"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -109,16 +110,39 @@ func ValidText(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
+// NotText is the end of every refusal of text that is not ValidText.
+const NotText = "is not UTF-8 text or holds a NUL byte"
+
 // CheckValues returns a 400 naming the first field of v (in where: "the
 // address", "the form") whose name or value is not ValidText.
 func CheckValues(where string, v url.Values) error {
 	for k, vs := range v {
 		if !ValidText(k) {
-			return Errorf(http.StatusBadRequest, "%s holds a field name that is not UTF-8 text or holds a NUL byte", where)
+			return Errorf(http.StatusBadRequest, "%s holds a field name that %s", where, NotText)
 		}
 		for _, s := range vs {
 			if !ValidText(s) {
-				return Errorf(http.StatusBadRequest, "the field %q of %s is not UTF-8 text or holds a NUL byte", k, where)
+				return Errorf(http.StatusBadRequest, "the field %q of %s %s", k, where, NotText)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckMultipart is CheckValues for a parsed multipart form (an upload):
+// its fields, and its files' field names and file names, must be
+// ValidText.
+func CheckMultipart(f *multipart.Form) error {
+	if err := CheckValues("the form", f.Value); err != nil {
+		return err
+	}
+	for k, fhs := range f.File {
+		if !ValidText(k) {
+			return Errorf(http.StatusBadRequest, "the form holds a field name that %s", NotText)
+		}
+		for _, fh := range fhs {
+			if !ValidText(fh.Filename) {
+				return Errorf(http.StatusBadRequest, "the name of the uploaded file %s", NotText)
 			}
 		}
 	}

@@ -23,10 +23,11 @@ func BadInput(r *http.Request) error {
 // checkInput is the one check of what handlers read as text: the path,
 // every field of the query and of a url-encoded form body (read here, bounded by the
 // route's MaxForm) must be httpx.ValidText. Multipart bodies are read by
-// their handler (uploads), which checks the names it uses.
+// their handler (uploads, bounded by what the panel can send), which
+// checks them with httpx.CheckMultipart as soon as it has parsed them.
 func checkInput(w http.ResponseWriter, r *http.Request, rt httpx.Route) error {
 	if !httpx.ValidText(r.URL.Path) {
-		return httpx.Errorf(http.StatusBadRequest, "the address is not UTF-8 text or holds a NUL byte")
+		return httpx.Errorf(http.StatusBadRequest, "the address %s", httpx.NotText)
 	}
 	q, _ := url.ParseQuery(r.URL.RawQuery) // bad escapes are dropped, as r.URL.Query() does
 	if err := httpx.CheckValues("the address", q); err != nil {

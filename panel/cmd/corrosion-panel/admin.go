@@ -27,7 +27,9 @@ type dbFlags struct {
 func newDBFlags(name string, e env) *dbFlags {
 	f := &dbFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), dsn: e.getenv("DATABASE_URL")}
 	f.fs.SetOutput(e.stdout)
-	f.fs.StringVar(&f.dsn, "database-url", f.dsn, flagval.SecretUsage("Postgres URL [DATABASE_URL]", "DATABASE_URL", "database-url-file"))
+	// A Func flag: --help shows no default, which would be $DATABASE_URL
+	// with its password.
+	f.fs.Func("database-url", flagval.SecretUsage("Postgres URL [DATABASE_URL]", "DATABASE_URL", "database-url-file"), flagval.String(&f.dsn))
 	f.fs.Func("database-url-file", "file holding the Postgres URL", flagval.SecretFile(&f.dsn))
 	return f
 }

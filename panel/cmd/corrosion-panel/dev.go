@@ -23,7 +23,8 @@ func devOptions(args []string, e env) (dev.Options, error) {
 	fs.StringVar(&o.Listen, "listen", o.Listen, "the panel's HTTP address")
 	fs.IntVar(&o.NATSPort, "nats-port", o.NATSPort, "the embedded NATS server's port on 127.0.0.1")
 	fs.StringVar(&ports, "world-ports", string(o.WorldPorts), "design (world 1 on 8080, world 2 on 8081, …) or free (any free ports)")
-	fs.StringVar(&o.DatabaseURL, "database-url", o.DatabaseURL, flagval.SecretUsage("Postgres for the panel (the worlds use <database>_worlds) [DATABASE_URL]; empty: a throwaway one", "DATABASE_URL", "database-url-file"))
+	// A Func flag, as the other commands' --database-url: no default shown.
+	fs.Func("database-url", flagval.SecretUsage("Postgres for the panel (the worlds use <database>_worlds) [DATABASE_URL]; empty: a throwaway one", "DATABASE_URL", "database-url-file"), flagval.String(&o.DatabaseURL))
 	fs.Func("database-url-file", "file holding the Postgres URL", flagval.SecretFile(&o.DatabaseURL))
 	fs.Func("log-level", "the panel's log level: debug, info, warn or error (default warn)", flagval.Level(&o.PanelLog))
 	if err := fs.Parse(args); err != nil {

@@ -68,12 +68,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelpForEveryCommand: every command's --help is its usage on stdout,
+// which never shows the password of $DATABASE_URL (it showed it as the
+// --database-url default in migrate, user add, license add and dev).
 func TestHelpForEveryCommand(t *testing.T) {
+	const secret = "pwSECRET"
+	vars := map[string]string{"DATABASE_URL": "postgres://u:" + secret + "@127.0.0.1:5432/db"}
 	for _, args := range [][]string{{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"user", "add", "--help"},
 		{"license", "add", "--help"}, {"dev", "--help"}} {
-		r := runCmd(t, nil, "", args...)
+		r := runCmd(t, vars, "", args...)
 		if r.code != exitOK || r.stdout == "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%v shows the database password:\n%s", args, r.stdout)
 		}
 	}
 	if r := runCmd(t, nil, "", "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "corrosion-panel ") {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/internal/cli"
+	"github.com/corrosion/corrosion/internal/flagval"
 	"github.com/corrosion/corrosion/worldsrv/bot/swarm"
 )
 
@@ -28,8 +29,16 @@ func main() {
 // version.
 func program(stdout, stderr io.Writer) cli.Program {
 	return cli.Program{Name: "worldbot", Stdout: stdout, Stderr: stderr,
-		Default: func(ctx context.Context, args []string) int { return run(ctx, args, stdout, stderr) }}
+		Default: func(ctx context.Context, args []string) int { return run(ctx, args, os.Getenv, stdout, stderr) }}
 }
+
+// passwordEnv is the variable that gives the bots' password without
+// putting it on the command line (which every local user reads in ps).
+const passwordEnv = "WORLDBOT_PASSWORD"
+
+// defaultPassword is the bots' password when neither passwordEnv nor a
+// flag gives one: the load tests' accounts use it.
+const defaultPassword = "pw"
 
 // addrs is a repeatable --addr (also comma-separated).
 type addrs []string
@@ -45,8 +54,9 @@ func (a *addrs) Set(s string) error {
 	return nil
 }
 
-// parse turns the flags into a swarm.Config; asJSON says --json.
-func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verbose bool, err error) {
+// parse turns the flags (over the environment getenv reads) into a
+// swarm.Config; asJSON says --json.
+func parse(args []string, getenv func(string) string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verbose bool, err error) {
 	fs := flag.NewFlagSet("worldbot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var list addrs
@@ -55,7 +65,13 @@ func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verb
 	fs.BoolVar(&cfg.WebSocket, "ws", false, "connect over WebSocket: --addr is then each world's HTTP address (host:port) and the bots use /ws")
 	fs.IntVar(&cfg.Bots, "bots", 10, "number of bots")
 	fs.StringVar(&cfg.Prefix, "prefix", "bot", "bot names are prefix+number")
-	fs.StringVar(&cfg.Password, "password", "pw", "the bots' password")
+	cfg.Password = defaultPassword
+	if pw := getenv(passwordEnv); pw != "" {
+		cfg.Password = pw
+	}
+	// A Func flag: --help shows no default, which could be the variable's.
+	fs.Func("password", flagval.SecretUsage("the bots' password (default "+defaultPassword+")", passwordEnv, "password-file"), flagval.String(&cfg.Password))
+	fs.Func("password-file", "file holding the bots' password", flagval.SecretFile(&cfg.Password))
 	fs.IntVar(&cfg.Friends, "friends", 0, "friends each bot adds")
 	fs.DurationVar(&cfg.FriendsOnline, "friends-online", 0, "after the friend requests, wait up to this long until every bot sees its friends online, so early PMs are not answered offline (0: don't wait; a world without ether never shows friends online, so the wait runs out)")
 	fs.BoolVar(&cfg.Walk, "walk", false, "walk the bots to random targets")
@@ -79,8 +95,8 @@ func parse(args []string, stderr io.Writer) (cfg swarm.Config, asJSON bool, verb
 
 // run runs the swarm until its --duration is over or ctx ends, and
 // prints the report.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, asJSON, verbose, err := parse(args, stderr)
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, asJSON, verbose, err := parse(args, getenv, stderr)
 	if err != nil {
 		return cli.Exit(stderr, "worldbot", cli.BadUsage(err))
 	}

@@ -23,12 +23,18 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // stderr, when not nil, watches its standard error.
 func worldbot(t *testing.T, stop func(*exec.Cmd), stderr *watch, args ...string) (int, []byte, string) {
 	t.Helper()
+	return worldbotEnv(t, nil, stop, stderr, args...)
+}
+
+// worldbotEnv is worldbot with env (NAME=value) added to its environment.
+func worldbotEnv(t *testing.T, env []string, stop func(*exec.Cmd), stderr *watch, args ...string) (int, []byte, string) {
+	t.Helper()
 	cmd := exec.Command(testbin.Build(t, "./worldsrv/cmd/worldbot"), args...)
 	var stdout bytes.Buffer
 	if stderr == nil {
 		stderr = &watch{seen: make(chan struct{})}
 	}
-	cmd.Env, cmd.Stdout, cmd.Stderr = testbin.Env(), &stdout, stderr
+	cmd.Env, cmd.Stdout, cmd.Stderr = append(testbin.Env(), env...), &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

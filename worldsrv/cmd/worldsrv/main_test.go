@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -45,16 +46,37 @@ type proc struct {
 	exited chan struct{}
 }
 
-// dbFlags turns a database URL into worldsrv's --db-* flags.
+// dbFlags turns a database URL into worldsrv's --db-* flags; its
+// password, if any, goes in a file (--db-pass-file), never on the command
+// line, which every local user reads (ps).
 func dbFlags(t *testing.T, dsn string) []string {
 	t.Helper()
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, _ := u.User.Password()
-	return []string{"--db-host", u.Hostname(), "--db-port", u.Port(), "--db-name", u.Path[1:],
-		"--db-user", u.User.Username(), "--db-pass", pass}
+	args := []string{"--db-host", u.Hostname(), "--db-port", u.Port(), "--db-name", u.Path[1:], "--db-user", u.User.Username()}
+	if pass, _ := u.User.Password(); pass != "" {
+		args = append(args, "--db-pass-file", secretFile(t, pass))
+	}
+	return args
+}
+
+// secretFile writes secret to a file of the test's and returns its name,
+// for a --*-file flag.
+func secretFile(t *testing.T, secret string) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "secret")
+	if err == nil {
+		_, err = f.WriteString(secret + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
 
 // start runs worldsrv with args on free ports and waits for /ready.

@@ -118,7 +118,7 @@ func (b *bot) waitLoggedOut(reason proto.LogoutReason) {
 // client; status also with gorcon; a wrong password refused; shutdown 1
 // counts down, logs the player out (shutting down) and exits 0.
 func TestRCON_EveryCommandBothKinds(t *testing.T) {
-	p := start(t, append([]string{"--node-id", "10", "--ether", "off", "--rcon-password", rconPassword},
+	p := start(t, append([]string{"--node-id", "10", "--ether", "off", "--rcon-password-file", secretFile(t, rconPassword)},
 		dbFlags(t, pgtest.NewDatabase(t))...)...)
 	if strings.Contains(p.out.String(), "serves no admin console") {
 		t.Fatal("worldsrv still warns that RCON is not served")
@@ -198,7 +198,7 @@ func TestRCON_OffWithoutPassword(t *testing.T) {
 // "shutdown" with no delay over WebRCON: the operator gets the reply, the
 // player is logged out (shutting down) and the process exits 0.
 func TestRCON_ShutdownNowRepliesThenExits0(t *testing.T) {
-	p := start(t, append([]string{"--node-id", "11", "--ether", "off", "--rcon-password", rconPassword},
+	p := start(t, append([]string{"--node-id", "11", "--ether", "off", "--rcon-password-file", secretFile(t, rconPassword)},
 		dbFlags(t, pgtest.NewDatabase(t))...)...)
 	dave := p.loggedIn("dave")
 	execWant(t, p.admin(rcon.KindWebRCON, rconPassword), "shutdown", "shutting down now")

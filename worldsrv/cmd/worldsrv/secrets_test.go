@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,21 +20,17 @@ import (
 // (/proc/PID/cmdline, ps). --help says so of the argv forms.
 func TestSecrets_OutOfTheProcessList(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	args := dbFlags(t, dsn)
-	dbPass := args[len(args)-1]
+	args := dbFlags(t, dsn) // with --db-pass-file when dsn has a password
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPass, _ := u.User.Password()
 	if dbPass == "" {
 		dbPass = "db-secret-unused-by-trust" // a throwaway cluster trusts local users: any password logs in
+		args = append(args, "--db-pass-file", secretFile(t, dbPass))
 	}
-	args = args[:len(args)-2] // no --db-pass
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := dir + "/" + name
-		if err := os.WriteFile(p, []byte(content+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	args = append(args, "--db-pass-file", write("db-pass", dbPass), "--rcon-password-file", write("rcon-password", rconPassword))
+	args = append(args, "--rcon-password-file", secretFile(t, rconPassword))
 	p := start(t, append([]string{"--node-id", "10", "--ether", "off"}, args...)...)
 	execWant(t, p.admin(rcon.KindSource, rconPassword), "status", "node 10")
 	// Linux shows every process's command line in /proc (elsewhere ps
