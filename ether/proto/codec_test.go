@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 func TestOp_String(t *testing.T) {
@@ -90,8 +92,8 @@ func TestDecode_Vectors(t *testing.T) {
 			for _, dec := range decoders {
 				got, err := dec.fn(v.payload)
 				if !dec.ok {
-					if !errors.Is(err, ErrUnknownOp) || got != nil {
-						t.Errorf("%s = %v, %v; want nil, ErrUnknownOp", dec.name, got, err)
+					if !errors.Is(err, frame.ErrUnknownOp) || got != nil {
+						t.Errorf("%s = %v, %v; want nil, frame.ErrUnknownOp", dec.name, got, err)
 					} else if !strings.Contains(err.Error(), v.msg.Op().String()) {
 						t.Errorf("%s: error %q does not name %v", dec.name, err, v.msg.Op())
 					}
@@ -161,7 +163,7 @@ func TestDecode_WrongLength_FixedSize(t *testing.T) {
 			p := make([]byte, n)
 			p[0] = byte(op)
 			t.Run(op.String()+"/"+strconv.Itoa(n), func(t *testing.T) {
-				checkAllRefuse(t, p, ErrLength, op.String())
+				checkAllRefuse(t, p, frame.ErrLength, op.String())
 			})
 		}
 	}
@@ -171,10 +173,10 @@ func TestDecode_WrongLength_FixedSize(t *testing.T) {
 			continue
 		}
 		t.Run(v.name+"/short", func(t *testing.T) {
-			checkAllRefuse(t, v.payload[:len(v.payload)-1], ErrLength, v.msg.Op().String())
+			checkAllRefuse(t, v.payload[:len(v.payload)-1], frame.ErrLength, v.msg.Op().String())
 		})
 		t.Run(v.name+"/long", func(t *testing.T) {
-			checkAllRefuse(t, cat(v.payload, []byte{0}), ErrLength, v.msg.Op().String())
+			checkAllRefuse(t, cat(v.payload, []byte{0}), frame.ErrLength, v.msg.Op().String())
 		})
 	}
 }
@@ -185,7 +187,7 @@ func TestDecode_WrongLength_VariableHead(t *testing.T) {
 			p := make([]byte, n)
 			p[0] = byte(op)
 			t.Run(op.String()+"/"+strconv.Itoa(n), func(t *testing.T) {
-				checkAllRefuse(t, p, ErrLength, op.String())
+				checkAllRefuse(t, p, frame.ErrLength, op.String())
 			})
 		}
 	}
@@ -209,14 +211,14 @@ func TestDecode_UpdateIgnoreList_CountMismatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkAllRefuse(t, tt.payload, ErrLength, "UpdateIgnoreList")
+			checkAllRefuse(t, tt.payload, frame.ErrLength, "UpdateIgnoreList")
 		})
 	}
 }
 
 func TestDecode_Empty(t *testing.T) {
 	for _, p := range [][]byte{nil, {}} {
-		checkAllRefuse(t, p, ErrEmpty, "")
+		checkAllRefuse(t, p, frame.ErrEmpty, "")
 	}
 }
 
@@ -230,7 +232,7 @@ func TestDecode_UndefinedOpcodes(t *testing.T) {
 		}
 		if i >= 18 && i <= 127 || i >= 136 {
 			for _, p := range [][]byte{{byte(op)}, cat([]byte{byte(op)}, hx("0000000000000001 0001"))} {
-				checkAllRefuse(t, p, ErrUnknownOp, strconv.Itoa(i))
+				checkAllRefuse(t, p, frame.ErrUnknownOp, strconv.Itoa(i))
 			}
 			continue
 		}
@@ -251,8 +253,8 @@ func TestDecode_WrongDirection(t *testing.T) {
 		for _, p := range [][]byte{v.payload, v.payload[:1]} {
 			for _, dec := range dirs {
 				m, err := dec(p)
-				if m != nil || !errors.Is(err, ErrUnknownOp) {
-					t.Errorf("%s (%d bytes) in the wrong direction = %v, %v; want ErrUnknownOp", v.name, len(p), m, err)
+				if m != nil || !errors.Is(err, frame.ErrUnknownOp) {
+					t.Errorf("%s (%d bytes) in the wrong direction = %v, %v; want frame.ErrUnknownOp", v.name, len(p), m, err)
 				} else if !strings.Contains(err.Error(), op.String()) {
 					t.Errorf("%s: error %q does not name the opcode", v.name, err)
 				}
@@ -319,8 +321,8 @@ func TestDecode_ErrorText(t *testing.T) {
 // runs past the payload is refused, not read beyond it.
 func TestWorldInfo_LengthsPastThePayload(t *testing.T) {
 	for _, p := range [][]byte{hx("11 | 05 | 6162"), hx("11 | 01 | 61"), hx("11 | 00 | 02 | 61")} {
-		if _, err := DecodeInbound(p); !errors.Is(err, ErrLength) {
-			t.Errorf("% x: %v, want ErrLength", p, err)
+		if _, err := DecodeInbound(p); !errors.Is(err, frame.ErrLength) {
+			t.Errorf("% x: %v, want frame.ErrLength", p, err)
 		}
 	}
 }

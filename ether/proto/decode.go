@@ -14,15 +14,15 @@ type decodable interface {
 // a newly allocated message and returns a pointer to it (*PlayerLogin etc).
 // []byte fields alias payload. Fixed-size messages must have exactly their
 // size; variable-size ones must hold their fixed head (UpdateIgnoreList:
-// exactly 11 + 8×count bytes). Errors wrap ErrEmpty, ErrUnknownOp or ErrLength.
+// exactly 11 + 8×count bytes). Errors wrap frame.ErrEmpty, frame.ErrUnknownOp or frame.ErrLength.
 func Decode(payload []byte) (Message, error) { return decodeNew(payload, eitherWay) }
 
 // DecodeInbound is Decode for a world → ether payload: an outbound or
-// undefined opcode is ErrUnknownOp.
+// undefined opcode is frame.ErrUnknownOp.
 func DecodeInbound(payload []byte) (Message, error) { return decodeNew(payload, toEther) }
 
 // DecodeOutbound is Decode for an ether → world payload: an inbound or
-// undefined opcode is ErrUnknownOp.
+// undefined opcode is frame.ErrUnknownOp.
 func DecodeOutbound(payload []byte) (Message, error) { return decodeNew(payload, toWorld) }
 
 func decodeNew(payload []byte, dir direction) (Message, error) {

@@ -6,24 +6,6 @@ import (
 	"github.com/corrosion/corrosion/internal/frame"
 )
 
-// Sentinel errors. The errors this package returns wrap one of them (test
-// with errors.Is) and name the opcode involved, as in
-// "decode PlayerLogin (1): payload is 9 bytes, want 11: proto: wrong payload length".
-// They are internal/frame's, which worldsrv/proto returns too.
-var (
-	// ErrEmpty: a zero-length payload, which has no opcode.
-	ErrEmpty = frame.ErrEmpty
-	// ErrUnknownOp: an opcode the table does not define, or one that is
-	// defined for the other direction.
-	ErrUnknownOp = frame.ErrUnknownOp
-	// ErrLength: a fixed-size message of the wrong length, a variable-size
-	// one shorter than its fixed head, or an UpdateIgnoreList whose length
-	// does not match its count.
-	ErrLength = frame.ErrLength
-	// ErrTooLarge: a payload longer than MaxPayload, which a frame cannot carry.
-	ErrTooLarge = frame.ErrTooLarge
-)
-
 // The error constructors below are kept out of line so that the checks on
 // the decoding path stay small enough to inline.
 
@@ -56,7 +38,7 @@ func reject(payload []byte, dir direction) error {
 	case row.dir == 0:
 		return frame.Reject(prefix, payload, &row.Row)
 	case row.dir&dir == 0: // defined, but for the other direction
-		return fmt.Errorf("%s: %s (%d) is not an %s opcode: %w", prefix, op, uint8(op), dir, ErrUnknownOp)
+		return fmt.Errorf("%s: %s (%d) is not an %s opcode: %w", prefix, op, uint8(op), dir, frame.ErrUnknownOp)
 	}
 	return frame.Reject("decode", payload, &row.Row)
 }

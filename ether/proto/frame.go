@@ -12,7 +12,7 @@ var framing = frame.Codec{Max: MaxPayload, Name: func(m frame.Payload) string { 
 
 // AppendFrame appends one frame carrying m to dst: the u16 big-endian
 // payload length, then the payload. It allocates nothing when dst has room.
-// A payload over MaxPayload is ErrTooLarge, and dst is returned with its
+// A payload over MaxPayload is frame.ErrTooLarge, and dst is returned with its
 // original length.
 func AppendFrame(dst []byte, m Message) ([]byte, error) { return framing.Append(dst, m) }
 
@@ -20,7 +20,7 @@ func AppendFrame(dst []byte, m Message) ([]byte, error) { return framing.Append(
 // a link token (RS_LINK_TOKEN): it writes the LinkAuth frame carrying token
 // to w, the new connection, which must happen before any other frame. An
 // empty token writes nothing, so a world without one speaks only the seed's
-// table. A token over MaxPayload-1 bytes is ErrTooLarge.
+// table. A token over MaxPayload-1 bytes is frame.ErrTooLarge.
 func WriteLinkAuth(w io.Writer, token string) error {
 	if token == "" {
 		return nil
@@ -40,7 +40,7 @@ func WriteFrame(w io.Writer, m Message) error { return framing.Write(w, m) }
 // that passes each payload back in (p, err = ReadFrame(r, p)) stops
 // allocating once its buffer has grown; make([]byte, 0, MaxPayload) never
 // grows. A zero-length frame returns an empty payload and no error (decoding
-// it reports ErrEmpty). Errors from r are returned as they are, except that
+// it reports frame.ErrEmpty). Errors from r are returned as they are, except that
 // a stream ending inside a frame is io.ErrUnexpectedEOF; io.EOF means it
 // ended cleanly between frames. On error the payload is empty, keeping buf's
 // storage. Wrap a net.Conn in a bufio.Reader: ReadFrame makes two reads.

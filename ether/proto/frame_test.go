@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 func TestAppendFrame_Literal(t *testing.T) {
@@ -73,14 +75,14 @@ func TestAppendFrame_Limits(t *testing.T) {
 			prefix := []byte("xyz")
 			got, err := AppendFrame(prefix, tt.msg)
 			if tt.wantLen == 0 {
-				if !errors.Is(err, ErrTooLarge) || !bytes.Equal(got, prefix) {
-					t.Fatalf("AppendFrame = %d bytes, %v; want the prefix back and ErrTooLarge", len(got), err)
+				if !errors.Is(err, frame.ErrTooLarge) || !bytes.Equal(got, prefix) {
+					t.Fatalf("AppendFrame = %d bytes, %v; want the prefix back and frame.ErrTooLarge", len(got), err)
 				}
 				if !strings.Contains(err.Error(), tt.msg.Op().String()) {
 					t.Errorf("error %q does not name the opcode", err)
 				}
-				if err := WriteFrame(failWriter{t}, tt.msg); !errors.Is(err, ErrTooLarge) {
-					t.Errorf("WriteFrame = %v, want ErrTooLarge", err)
+				if err := WriteFrame(failWriter{t}, tt.msg); !errors.Is(err, frame.ErrTooLarge) {
+					t.Errorf("WriteFrame = %v, want frame.ErrTooLarge", err)
 				}
 				return
 			}
@@ -197,8 +199,8 @@ func TestReadFrame_ZeroLength(t *testing.T) {
 	if err != nil || len(p) != 0 {
 		t.Fatalf("ReadFrame = % x, %v; want empty, nil", p, err)
 	}
-	if _, err := DecodeInbound(p); !errors.Is(err, ErrEmpty) {
-		t.Errorf("DecodeInbound(empty) = %v, want ErrEmpty", err)
+	if _, err := DecodeInbound(p); !errors.Is(err, frame.ErrEmpty) {
+		t.Errorf("DecodeInbound(empty) = %v, want frame.ErrEmpty", err)
 	}
 	p, err = ReadFrame(r, p)
 	if err != nil || !bytes.Equal(p, hx("00 0a")) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the seed corpora in testdata/fuzz from the vectors")
@@ -37,7 +39,7 @@ func FuzzDecode(f *testing.F) {
 		m, err := Decode(p)
 		dm, derr := d.Decode(p)
 		if err != nil {
-			if !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrUnknownOp) && !errors.Is(err, ErrLength) {
+			if !errors.Is(err, frame.ErrEmpty) && !errors.Is(err, frame.ErrUnknownOp) && !errors.Is(err, frame.ErrLength) {
 				t.Fatalf("Decode error %v wraps no sentinel", err)
 			}
 			if derr == nil || derr.Error() != err.Error() || m != nil || dm != nil {
@@ -63,9 +65,9 @@ func FuzzDecode(f *testing.F) {
 		if cm, cerr := DecodeOutboundCopy(p); (cerr == nil) != op.Outbound() || (cerr == nil && !sameMessage(m, ptrTo(cm))) {
 			t.Fatalf("opcode %v: DecodeOutboundCopy = %#v, %v; Decode = %#v", op, cm, cerr, m)
 		}
-		frame, err := AppendFrame(nil, m)
+		fr, err := AppendFrame(nil, m)
 		if len(p) > MaxPayload {
-			if !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, frame.ErrTooLarge) {
 				t.Fatalf("%d-byte payload framed: %v", len(p), err)
 			}
 			return
@@ -73,7 +75,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rp, err := ReadFrame(bytes.NewReader(frame), nil); err != nil || !bytes.Equal(rp, canonicalPayload(p)) {
+		if rp, err := ReadFrame(bytes.NewReader(fr), nil); err != nil || !bytes.Equal(rp, canonicalPayload(p)) {
 			t.Fatalf("frame round trip: % x, %v", rp, err)
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/corrosion/corrosion/internal/frame"
 )
 
 func TestWriteLinkAuth(t *testing.T) {
@@ -18,7 +20,7 @@ func TestWriteLinkAuth(t *testing.T) {
 		{"no token writes nothing", "", nil, nil},
 		{"token", "s3cret", hx("0007 | 0f | 733363726574"), nil},
 		{"longest token", strings.Repeat("t", MaxPayload-1), cat(hx("ffff 0f"), bytes.Repeat([]byte("t"), MaxPayload-1)), nil},
-		{"token too long for a frame", strings.Repeat("t", MaxPayload), nil, ErrTooLarge},
+		{"token too long for a frame", strings.Repeat("t", MaxPayload), nil, frame.ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
