@@ -1,6 +1,7 @@
 package template
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -56,8 +57,8 @@ const (
 func (t *Template) applyDefaults() {
 	for i := range t.Sources {
 		if s := t.Sources[i].SteamCMD; s != nil {
-			s.Platform = or(s.Platform, PlatformLinux)
-			s.Validate = or(s.Validate, ValidateNever)
+			s.Platform = cmp.Or(s.Platform, PlatformLinux)
+			s.Validate = cmp.Or(s.Validate, ValidateNever)
 		}
 	}
 	r := &t.Run
@@ -70,19 +71,12 @@ func (t *Template) applyDefaults() {
 	if r.Stop.Timeout.Duration == 0 {
 		r.Stop.Timeout.Duration = DefaultStopTimeout
 	}
-	r.Stop.Then = or(r.Stop.Then, StopThenKill)
-	r.Console.Kind = or(r.Console.Kind, ConsoleStdin)
+	r.Stop.Then = cmp.Or(r.Stop.Then, StopThenKill)
+	r.Console.Kind = cmp.Or(r.Console.Kind, ConsoleStdin)
 	for i := range t.Variables {
 		v := &t.Variables[i]
-		v.Name = or(v.Name, v.Key)
+		v.Name = cmp.Or(v.Name, v.Key)
 	}
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // problems collects *FieldErrors.

@@ -5,91 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
-	"time"
 )
-
-// ExecKind says where a Spec's Exec is.
-type ExecKind string
-
-// Exec kinds.
-const (
-	ExecInRoot  ExecKind = "root"    // Exec is relative to the instance root
-	ExecProgram ExecKind = "program" // Exec is a host program; the host must allow it
-)
-
-// Spec is a template rendered with its values: what the agent runs. Every
-// {{KEY}} is replaced; only the source steps whose condition holds are
-// kept. String redacts the secrets' values.
-type Spec struct {
-	TemplateID string
-	Game       string
-	Exec       string
-	ExecKind   ExecKind
-	Args       []string
-	Env        map[string]string
-	Ports      []BoundPort
-	Ready      ReadySpec
-	Stop       StopSpec
-	Console    ConsoleSpec
-	Sources    []Source     // the steps to run, templated fields rendered
-	Configs    []ConfigFile // the edits, values rendered
-	Values     map[string]string
-
-	secrets []string // the secret variables' non-empty values, for String
-}
-
-// BoundPort is a port with its number.
-type BoundPort struct {
-	Name     string
-	Protocol string
-	Port     int
-}
-
-// ReadySpec: a console line matching Regex within Timeout marks the game
-// ready ("" regex: ready when started).
-type ReadySpec struct {
-	Regex   string
-	Timeout time.Duration
-}
-
-// StopSpec is the graceful stop; after Timeout the process tree is killed.
-type StopSpec struct {
-	Kind    string // StopCommand | StopSignal | StopRCON
-	Value   string
-	Timeout time.Duration
-}
-
-// ConsoleSpec is how commands reach the game; Port and Password only for
-// an RCON kind.
-type ConsoleSpec struct {
-	Kind     string
-	Port     int
-	Password string
-}
-
-// Port returns the number of the port named name, or 0.
-func (s *Spec) Port(name string) int {
-	for _, p := range s.Ports {
-		if p.Name == name {
-			return p.Port
-		}
-	}
-	return 0
-}
-
-// String is the spec with every secret's value replaced by "[redacted]".
-func (s Spec) String() string {
-	type plain Spec // no String method: no recursion
-	out := fmt.Sprintf("%+v", plain(s))
-	for _, sec := range s.secrets {
-		out = strings.ReplaceAll(out, sec, "[redacted]")
-	}
-	return out
-}
-
-// GoString is String, so %#v redacts too.
-func (s Spec) GoString() string { return s.String() }
 
 // Render checks values with t.Values and renders t into a Spec. Errors
 // (each a *FieldError) name the field or variable, never a secret's value;
@@ -182,7 +98,7 @@ func (r *renderer) ports() []BoundPort {
 			n, _ = strconv.Atoi(r.vals[pt.Variable]) // Values checked it
 			n += pt.Offset
 		}
-		key := pt.Protocol + "/" + strconv.Itoa(n)
+		key := string(pt.Protocol) + "/" + strconv.Itoa(n)
 		switch {
 		case n < 1 || n > 65535:
 			r.p.add(fmt.Sprintf("port[%d]", i), "%q is %d, out of range (check %s)", pt.Name, n, pt.Variable)

@@ -46,59 +46,75 @@ type Condition struct {
 	Equals   string `toml:"equals"`
 }
 
-// Platforms a steamcmd step installs for (SteamCMD's
+// Platform is the build a steamcmd step installs (SteamCMD's
 // +@sSteamCmdForcePlatformType).
+type Platform string
+
+// Platforms.
 const (
-	PlatformLinux   = "linux"
-	PlatformWindows = "windows"
+	PlatformLinux   Platform = "linux"
+	PlatformWindows Platform = "windows"
 )
 
-// When a steamcmd step passes "validate" to app_update.
+// ValidateMode says when a steamcmd step passes "validate" to app_update.
+type ValidateMode string
+
+// Validate modes.
 const (
-	ValidateNever       = "never"        // the default
-	ValidateInstallOnly = "install_only" // on the first install, not on updates
-	ValidateAlways      = "always"
+	ValidateNever       ValidateMode = "never"        // the default
+	ValidateInstallOnly ValidateMode = "install_only" // on the first install, not on updates
+	ValidateAlways      ValidateMode = "always"
 )
 
 // SteamCMD installs or updates a Steam app anonymously.
 type SteamCMD struct {
-	AppID        int    `toml:"app_id"`        // ≥ 1
-	Branch       string `toml:"branch"`        // templated; empty: public
-	BetaPassword string `toml:"beta_password"` // templated; only with Branch
-	Platform     string `toml:"platform"`      // linux (default) | windows
-	ExtraApps    []int  `toml:"extra_apps"`    // also installed into the root (e.g. 1007, the Steamworks SDK)
-	Validate     string `toml:"validate"`      // never (default) | install_only | always
+	AppID        int          `toml:"app_id"`        // ≥ 1
+	Branch       string       `toml:"branch"`        // templated; empty: public
+	BetaPassword string       `toml:"beta_password"` // templated; only with Branch
+	Platform     Platform     `toml:"platform"`      // linux (default) | windows
+	ExtraApps    []int        `toml:"extra_apps"`    // also installed into the root (e.g. 1007, the Steamworks SDK)
+	Validate     ValidateMode `toml:"validate"`      // never (default) | install_only | always
 }
 
-// Archive formats a download is extracted as.
+// Extract is the archive format a download is extracted as.
+type Extract string
+
+// Archive formats.
 const (
-	ExtractNone  = ""       // the file is kept as downloaded
-	ExtractZip   = "zip"    // .zip
-	ExtractTarGz = "tar.gz" // gzip-compressed tar
+	ExtractNone  Extract = ""       // the file is kept as downloaded
+	ExtractZip   Extract = "zip"    // .zip
+	ExtractTarGz Extract = "tar.gz" // gzip-compressed tar
 )
 
 // HTTP downloads one file over HTTP(S), checks its SHA-256, and keeps or
 // extracts it under Into. URL and SHA256 may be templated (a version the
 // operator picks, with its checksum); then Render checks them.
 type HTTP struct {
-	URL     string `toml:"url"`     // http or https
-	SHA256  string `toml:"sha256"`  // 64 hex digits, required
-	Extract string `toml:"extract"` // "" | zip | tar.gz
-	Into    string `toml:"into"`    // relative to the instance root; "" is the root itself
+	URL     string  `toml:"url"`     // http or https
+	SHA256  string  `toml:"sha256"`  // 64 hex digits, required
+	Extract Extract `toml:"extract"` // "" | zip | tar.gz
+	Into    string  `toml:"into"`    // relative to the instance root; "" is the root itself
 }
 
-// ReapplyAfterGameUpdate: the step runs again after every game update
-// (a Rust update overwrites Oxide's patched files).
-const ReapplyAfterGameUpdate = "after_game_update"
+// Reapply says when a github_release step runs again after install.
+type Reapply string
+
+// Reapply modes.
+const (
+	ReapplyNever Reapply = "" // installed once
+	// ReapplyAfterGameUpdate: after every game update (a Rust update
+	// overwrites Oxide's patched files).
+	ReapplyAfterGameUpdate Reapply = "after_game_update"
+)
 
 // GitHubRelease downloads an asset of a GitHub repository's latest release.
 type GitHubRelease struct {
-	Repo      string `toml:"repo"`      // owner/name
-	Asset     string `toml:"asset"`     // the asset's exact file name
-	Extract   string `toml:"extract"`   // "" | zip | tar.gz
-	Into      string `toml:"into"`      // relative to the instance root
-	Overwrite bool   `toml:"overwrite"` // replace files the game installed
-	Reapply   string `toml:"reapply"`   // "" | after_game_update
+	Repo      string  `toml:"repo"`      // owner/name
+	Asset     string  `toml:"asset"`     // the asset's exact file name
+	Extract   Extract `toml:"extract"`   // "" | zip | tar.gz
+	Into      string  `toml:"into"`      // relative to the instance root
+	Overwrite bool    `toml:"overwrite"` // replace files the game installed
+	Reapply   Reapply `toml:"reapply"`   // "" | after_game_update
 }
 
 // Run says how the game is started, recognised as ready, stopped and
@@ -131,11 +147,14 @@ type Ready struct {
 	Timeout config.Duration `toml:"timeout"` // default 5m
 }
 
+// StopKind is how a game is asked to stop.
+type StopKind string
+
 // Stop kinds.
 const (
-	StopCommand = "command" // write Value and a newline to the console (stdin or RCON per Console)
-	StopSignal  = "signal"  // send the signal named by Value (SIGINT, SIGTERM, …)
-	StopRCON    = "rcon"    // send Value as an RCON command
+	StopCommand StopKind = "command" // write Value and a newline to the console (stdin or RCON per Console)
+	StopSignal  StopKind = "signal"  // send the signal named by Value (SIGINT, SIGTERM, …)
+	StopRCON    StopKind = "rcon"    // send Value as an RCON command
 )
 
 // StopThenKill is what follows a stop that did not end the game within its
@@ -144,56 +163,65 @@ const StopThenKill = "kill"
 
 // Stop is the graceful stop.
 type Stop struct {
-	Kind    string          `toml:"kind"`    // command | signal | rcon; default signal SIGTERM
+	Kind    StopKind        `toml:"kind"`    // command | signal | rcon; default signal SIGTERM
 	Value   string          `toml:"value"`   // the command, or the signal's name
 	Timeout config.Duration `toml:"timeout"` // default 30s
 	Then    string          `toml:"then"`    // kill (the default and only value)
 }
 
+// ConsoleKind is how commands reach a game.
+type ConsoleKind string
+
 // Console kinds.
 const (
-	ConsoleStdin      = "stdin"       // the process's standard input
-	ConsoleSourceRCON = "source_rcon" // Valve Source RCON over TCP
-	ConsoleWebRCON    = "webrcon"     // Rust's WebSocket RCON
+	ConsoleStdin      ConsoleKind = "stdin"       // the process's standard input
+	ConsoleSourceRCON ConsoleKind = "source_rcon" // Valve Source RCON over TCP
+	ConsoleWebRCON    ConsoleKind = "webrcon"     // Rust's WebSocket RCON
 )
 
 // Console is how commands reach the game.
 type Console struct {
-	Kind     string `toml:"kind"`     // stdin (default) | source_rcon | webrcon
-	Port     string `toml:"port"`     // an RCON console: the name of a [[port]]
-	Password string `toml:"password"` // an RCON console: templated, usually "{{RCON_PASSWORD}}"
+	Kind     ConsoleKind `toml:"kind"`     // stdin (default) | source_rcon | webrcon
+	Port     string      `toml:"port"`     // an RCON console: the name of a [[port]]
+	Password string      `toml:"password"` // an RCON console: templated, usually "{{RCON_PASSWORD}}"
 }
+
+// Format is a config file's format.
+type Format string
 
 // Config file formats.
 const (
-	FormatProperties = "properties"  // key=value (Java properties); Set keys are property names
-	FormatINI        = "ini"         // Set keys are "Section.Key" ("Key" outside any section)
-	FormatJSON       = "json"        // Set keys are dotted object paths ("server.port")
-	FormatYAML       = "yaml"        // Set keys are dotted mapping paths
-	FormatXML        = "xml"         // Set keys are slash-separated element paths ("Config/Port")
-	FormatLinePrefix = "line_prefix" // Set keys are line prefixes; the line becomes prefix + value
+	FormatProperties Format = "properties"  // key=value (Java properties); Set keys are property names
+	FormatINI        Format = "ini"         // Set keys are "Section.Key" ("Key" outside any section)
+	FormatJSON       Format = "json"        // Set keys are dotted object paths ("server.port")
+	FormatYAML       Format = "yaml"        // Set keys are dotted mapping paths
+	FormatXML        Format = "xml"         // Set keys are slash-separated element paths ("Config/Port")
+	FormatLinePrefix Format = "line_prefix" // Set keys are line prefixes; the line becomes prefix + value
 )
 
 // ConfigFile is one [[config_file]]: values set in a game's own config file
 // before each start.
 type ConfigFile struct {
 	Path   string            `toml:"path"`   // relative to the instance root
-	Format string            `toml:"format"` // properties | ini | json | yaml | xml | line_prefix
+	Format Format            `toml:"format"` // properties | ini | json | yaml | xml | line_prefix
 	Set    map[string]string `toml:"set"`    // key (per Format) → templated value
 }
 
+// Protocol is a port's transport.
+type Protocol string
+
 // Port protocols.
 const (
-	ProtocolTCP = "tcp"
-	ProtocolUDP = "udp"
+	ProtocolTCP Protocol = "tcp"
+	ProtocolUDP Protocol = "udp"
 )
 
 // Port is one [[port]] the game listens on. Its number is the value of its
 // Variable (a port variable) plus Offset when it names one, else Default.
 type Port struct {
-	Name     string `toml:"name"`     // [a-z][a-z0-9_]{0,31}, unique
-	Protocol string `toml:"protocol"` // tcp | udp
-	Default  int    `toml:"default"`  // 1-65535; not with Variable
-	Variable string `toml:"variable"` // optional: a port variable's key
-	Offset   int    `toml:"offset"`   // with Variable: -100..100 (Valheim's query port is the game port + 1)
+	Name     string   `toml:"name"`     // [a-z][a-z0-9_]{0,31}, unique
+	Protocol Protocol `toml:"protocol"` // tcp | udp
+	Default  int      `toml:"default"`  // 1-65535; not with Variable
+	Variable string   `toml:"variable"` // optional: a port variable's key
+	Offset   int      `toml:"offset"`   // with Variable: -100..100 (Valheim's query port is the game port + 1)
 }

@@ -24,9 +24,9 @@ var Signals = []string{"SIGINT", "SIGTERM", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIG
 
 // Extracts, ConfigFormats, Protocols: the values those fields accept.
 var (
-	Extracts      = []string{ExtractNone, ExtractZip, ExtractTarGz}
-	ConfigFormats = []string{FormatProperties, FormatINI, FormatJSON, FormatYAML, FormatXML, FormatLinePrefix}
-	Protocols     = []string{ProtocolTCP, ProtocolUDP}
+	Extracts      = []Extract{ExtractNone, ExtractZip, ExtractTarGz}
+	ConfigFormats = []Format{FormatProperties, FormatINI, FormatJSON, FormatYAML, FormatXML, FormatLinePrefix}
+	Protocols     = []Protocol{ProtocolTCP, ProtocolUDP}
 )
 
 // Validate checks the whole template and returns every problem, joined
@@ -103,16 +103,16 @@ func relPath(p *problems, field, s string, emptyOK bool) {
 	}
 }
 
-func oneOf(p *problems, field, s string, allowed []string) {
+func oneOf[T ~string](p *problems, field string, s T, allowed []T) {
 	if !slices.Contains(allowed, s) {
 		p.add(field, "%q is not one of %s", s, strings.Join(quoteAll(allowed), ", "))
 	}
 }
 
-func quoteAll(ss []string) []string {
+func quoteAll[T ~string](ss []T) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = strconv.Quote(s)
+		out[i] = strconv.Quote(string(s))
 	}
 	return out
 }
@@ -135,8 +135,8 @@ func (t *Template) validateSource(p *problems, pre string, s *Source) {
 	}
 	if h := s.HTTP; h != nil {
 		pre := pre + ".http"
-		t.checkTemplatedURL(p, pre+".url", h.URL)
-		t.checkTemplatedSHA256(p, pre+".sha256", h.SHA256)
+		t.checkTemplated(p, pre+".url", h.URL, checkURL)
+		t.checkTemplated(p, pre+".sha256", h.SHA256, checkSHA256)
 		oneOf(p, pre+".extract", h.Extract, Extracts)
 		relPath(p, pre+".into", h.Into, true)
 	}
@@ -150,27 +150,18 @@ func (t *Template) validateSource(p *problems, pre string, s *Source) {
 		}
 		oneOf(p, pre+".extract", g.Extract, Extracts)
 		relPath(p, pre+".into", g.Into, true)
-		oneOf(p, pre+".reapply", g.Reapply, []string{"", ReapplyAfterGameUpdate})
+		oneOf(p, pre+".reapply", g.Reapply, []Reapply{ReapplyNever, ReapplyAfterGameUpdate})
 	}
 }
 
-// checkTemplatedURL: a URL, or a templated one (checked by Render).
-func (t *Template) checkTemplatedURL(p *problems, field, s string) {
+// checkTemplated: a value check passes, or s is templated (and Render
+// checks the rendered value).
+func (t *Template) checkTemplated(p *problems, field, s string, check func(string) error) {
 	if keys, _ := References(s); len(keys) > 0 {
 		t.templated(p, field, s)
 		return
 	}
-	if err := checkURL(s); err != nil {
-		p.addErr(field, err)
-	}
-}
-
-func (t *Template) checkTemplatedSHA256(p *problems, field, s string) {
-	if keys, _ := References(s); len(keys) > 0 {
-		t.templated(p, field, s)
-		return
-	}
-	if err := checkSHA256(s); err != nil {
+	if err := check(s); err != nil {
 		p.addErr(field, err)
 	}
 }
@@ -214,7 +205,7 @@ func (t *Template) validateSteamCMD(p *problems, pre string, s *SteamCMD) {
 	if s.BetaPassword != "" && s.Branch == "" {
 		p.add(pre+".beta_password", "is set without a branch")
 	}
-	oneOf(p, pre+".platform", s.Platform, []string{PlatformLinux, PlatformWindows})
+	oneOf(p, pre+".platform", s.Platform, []Platform{PlatformLinux, PlatformWindows})
 	seen := map[int]bool{s.AppID: true}
 	for i, a := range s.ExtraApps {
 		switch {
@@ -225,7 +216,7 @@ func (t *Template) validateSteamCMD(p *problems, pre string, s *SteamCMD) {
 		}
 		seen[a] = true
 	}
-	oneOf(p, pre+".validate", s.Validate, []string{ValidateNever, ValidateInstallOnly, ValidateAlways})
+	oneOf(p, pre+".validate", s.Validate, []ValidateMode{ValidateNever, ValidateInstallOnly, ValidateAlways})
 }
 
 func (t *Template) validateConfigFile(p *problems, pre string, c *ConfigFile) {

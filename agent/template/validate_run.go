@@ -69,7 +69,7 @@ func (t *Template) validateStop(p *problems) {
 			p.add("run.stop.kind", "is rcon but run.console is stdin (want an RCON console)")
 		}
 	default:
-		p.add("run.stop.kind", "%q is not one of %s", s.Kind, strings.Join(quoteAll([]string{StopCommand, StopSignal, StopRCON}), ", "))
+		p.add("run.stop.kind", "%q is not one of %s", s.Kind, strings.Join(quoteAll([]StopKind{StopCommand, StopSignal, StopRCON}), ", "))
 	}
 	if s.Timeout.Duration <= 0 {
 		p.add("run.stop.timeout", "%s is not positive", s.Timeout.Duration)
@@ -88,7 +88,7 @@ func (t *Template) validateConsole(p *problems) {
 	case ConsoleSourceRCON, ConsoleWebRCON:
 	default:
 		p.add("run.console.kind", "%q is not one of %s", c.Kind,
-			strings.Join(quoteAll([]string{ConsoleStdin, ConsoleSourceRCON, ConsoleWebRCON}), ", "))
+			strings.Join(quoteAll([]ConsoleKind{ConsoleStdin, ConsoleSourceRCON, ConsoleWebRCON}), ", "))
 		return
 	}
 	if pt := t.port(c.Port); pt == nil || pt.Protocol != ProtocolTCP {

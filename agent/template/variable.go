@@ -10,19 +10,22 @@ import (
 	"unicode/utf8"
 )
 
+// Type is a variable's type.
+type Type string
+
 // Variable types.
 const (
-	TypeString = "string"
-	TypeInt    = "int"
-	TypeBool   = "bool"
-	TypeEnum   = "enum"
-	TypeSecret = "secret" // a string never shown: not in errors, Spec.String or logs
-	TypePort   = "port"   // an int 1-65535
-	TypeURL    = "url"    // an absolute http or https URL
+	TypeString Type = "string"
+	TypeInt    Type = "int"
+	TypeBool   Type = "bool"
+	TypeEnum   Type = "enum"
+	TypeSecret Type = "secret" // a string never shown: not in errors, Spec.String or logs
+	TypePort   Type = "port"   // an int 1-65535
+	TypeURL    Type = "url"    // an absolute http or https URL
 )
 
 // Types are the variable types, in the order docs/templates.md lists them.
-var Types = []string{TypeString, TypeInt, TypeBool, TypeEnum, TypeSecret, TypePort, TypeURL}
+var Types = []Type{TypeString, TypeInt, TypeBool, TypeEnum, TypeSecret, TypePort, TypeURL}
 
 // Variable is one [[variable]]: a typed value an operator fills in, used
 // as {{KEY}} in the templated fields.
@@ -30,7 +33,7 @@ type Variable struct {
 	Key         string   `toml:"key"`  // ValidKey and not Reserved
 	Name        string   `toml:"name"` // the form's label; default Key
 	Description string   `toml:"description"`
-	Type        string   `toml:"type"`    // one of Types
+	Type        Type     `toml:"type"`    // one of Types
 	Default     Scalar   `toml:"default"` // must satisfy the rules; "" is none
 	Required    bool     `toml:"required"`
 	Min         *int64   `toml:"min"`        // int, port
