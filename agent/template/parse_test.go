@@ -181,6 +181,7 @@ func TestParse_RefusedNamingField(t *testing.T) {
 		{"when never holds", `{ variable = "MODE", equals = "b" }`, `{ variable = "MODE", equals = "c" }`, "source[1].when.equals", "can never hold"},
 		{"when on secret", `{ variable = "MODE", equals = "b" }`, `{ variable = "PASS", equals = "abcd" }`, "source[1].when.variable", "secret"},
 		{"http url", `url = "https://example.com/a.zip"`, `url = "file:///etc/passwd"`, "source[1].http.url", "not an absolute http"},
+		{"http url from a secret", `url = "https://example.com/a.zip"`, `url = "https://example.com/{{PASS}}.zip"`, "source[1].http.url", "is a secret"},
 		{"http sha256", `sha256 = "` + sha + `"`, `sha256 = "abc"`, "source[1].http.sha256", "not 64 hex digits"},
 		{"http extract", `extract = "zip"`, `extract = "rar"`, "source[1].http.extract", "not one of"},
 		{"http into escapes", `into = "mods"`, `into = "../../etc"`, "source[1].http.into", "leaves the instance root"},

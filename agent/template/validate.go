@@ -159,6 +159,11 @@ func (t *Template) validateSource(p *problems, pre string, s *Source) {
 func (t *Template) checkTemplated(p *problems, field, s string, check func(string) error) {
 	if keys, _ := References(s); len(keys) > 0 {
 		t.templated(p, field, s)
+		for _, k := range keys {
+			if v := t.variable(k); v != nil && v.Type == TypeSecret {
+				p.add(field, "{{%s}} is a secret (its value would show in a download's errors and logs)", k)
+			}
+		}
 		return
 	}
 	if err := check(s); err != nil {
