@@ -225,6 +225,10 @@ func (im *eggImport) configFiles(raw json.RawMessage) {
 		}
 		cf := ConfigFile{Path: path, Format: format, Set: map[string]string{}}
 		for _, k := range slices.Sorted(maps.Keys(f.Find)) {
+			if err := CheckEditKey(format, k); err != nil {
+				im.skip(field+".find."+strconv.Quote(k), "%v", err)
+				continue
+			}
 			var val string
 			if json.Unmarshal(f.Find[k], &val) != nil {
 				im.skip(field+".find."+strconv.Quote(k), "not a plain string value")

@@ -94,7 +94,7 @@ func TestImportEgg_Pelican(t *testing.T) {
 	}
 	got := strings.Join(unmappedFields(un), "\n")
 	for _, w := range []string{"mystery", "startup_commands.Aikar", `config.files."eula.txt"`,
-		`config.files."server.properties".find."weird"`, "variables"} {
+		`config.files."server.properties".find."weird"`, `config.files."server.properties".find." spaced"`, "variables"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("unmapped lacks %s: %v", w, un)
 		}

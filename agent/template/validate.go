@@ -231,8 +231,8 @@ func (t *Template) validateConfigFile(p *problems, pre string, c *ConfigFile) {
 		p.add(pre+".set", "is empty (want at least one key)")
 	}
 	for _, k := range sortedKeys(c.Set) {
-		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, "\x00\r\n") {
-			p.add(pre+".set", "%q is not a key", k)
+		if err := CheckEditKey(c.Format, k); err != nil {
+			p.addErr(pre+".set", err)
 			continue
 		}
 		t.templated(p, pre+".set."+strconv.Quote(k), c.Set[k])

@@ -1,0 +1,93 @@
+package template
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestApply(t *testing.T) {
+	cases := []struct {
+		name    string
+		format  Format
+		in      string
+		set     map[string]string
+		want    string
+		wantErr string
+	}{
+		{"properties replace keeps layout", FormatProperties, "# c\nserver-port = 1\nmotd:old\n",
+			map[string]string{"server-port": "25565", "motd": "hi"}, "# c\nserver-port = 25565\nmotd:hi\n", ""},
+		{"properties add", FormatProperties, "a=1", map[string]string{"b": "2"}, "a=1\nb=2\n", ""},
+		{"properties empty file", FormatProperties, "", map[string]string{"eula": "true"}, "eula=true\n", ""},
+		{"properties comment not a key", FormatProperties, "#a=1\n", map[string]string{"a": "2"}, "#a=1\na=2\n", ""},
+		{"properties crlf kept", FormatProperties, "a=1\r\nb=2\r\n", map[string]string{"b": "3", "c": "4"}, "a=1\r\nb=3\r\nc=4\r\n", ""},
+		{"line prefix", FormatLinePrefix, "x\nrcon.password \"old\"\n", map[string]string{"rcon.password ": `"new"`},
+			"x\nrcon.password \"new\"\n", ""},
+		{"line prefix add", FormatLinePrefix, "", map[string]string{"hostname ": "x"}, "hostname x\n", ""},
+		{"ini replace in section", FormatINI, "[A]\nk=1\n[B]\nk=2\n", map[string]string{"B.k": "3"}, "[A]\nk=1\n[B]\nk=3\n", ""},
+		{"ini add to section", FormatINI, "[A]\nk=1\n\n[B]\nk=2\n", map[string]string{"A.n": "5"}, "[A]\nk=1\nn=5\n\n[B]\nk=2\n", ""},
+		{"ini dotted section", FormatINI, "[/Script/Engine.GameSession]\nMaxPlayers=10\n",
+			map[string]string{"/Script/Engine.GameSession.MaxPlayers": "40"}, "[/Script/Engine.GameSession]\nMaxPlayers=40\n", ""},
+		{"ini new section", FormatINI, "[A]\nk=1\n", map[string]string{"RconPlugin.RconEnabled": "1"},
+			"[A]\nk=1\n\n[RconPlugin]\nRconEnabled=1\n", ""},
+		{"ini top level", FormatINI, "top=1\n[A]\nk=1\n", map[string]string{"top": "2", "other": "3"}, "top=2\nother=3\n[A]\nk=1\n", ""},
+		{"json typed", FormatJSON, `{"server": {"port": 1, "name": "a", "pvp": false}}`,
+			map[string]string{"server.port": "2", "server.name": "b", "server.pvp": "true", "new.key": "v"},
+			"{\n  \"new\": {\n    \"key\": \"v\"\n  },\n  \"server\": {\n    \"name\": \"b\",\n    \"port\": 2,\n    \"pvp\": true\n  }\n}\n", ""},
+		{"json number refused", FormatJSON, `{"port": 1}`, map[string]string{"port": "many"}, "", "not one"},
+		{"json through a value", FormatJSON, `{"a": 1}`, map[string]string{"a.b": "x"}, "", "a is not an object"},
+		{"json not an object", FormatJSON, `[1]`, map[string]string{"a": "x"}, "", "json config"},
+		{"json trailing data", FormatJSON, `{} {}`, map[string]string{"a": "x"}, "", "data after"},
+		{"value with newline", FormatProperties, "", map[string]string{"a": "x\ny=1"}, "", "line break"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Apply(tc.format, []byte(tc.in), tc.set)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestApply_Unsupported(t *testing.T) {
+	for _, f := range []Format{FormatYAML, FormatXML} {
+		if _, err := Apply(f, nil, map[string]string{"a": "b"}); !errors.Is(err, ErrUnsupportedFormat) {
+			t.Errorf("%s: err = %v", f, err)
+		}
+	}
+}
+
+// FuzzApply: no content panics Apply; an applied edit is found again when
+// applied twice (idempotent).
+func FuzzApply(f *testing.F) {
+	f.Add(byte(0), "[A]\nk=1\n", "A.k", "2")
+	f.Add(byte(1), "a = 1\r\n#x\n", "a", "2")
+	f.Add(byte(2), "p x\n", "p ", "y")
+	f.Add(byte(3), `{"a":{"b":1}}`, "a.b", "3")
+	formats := []Format{FormatINI, FormatProperties, FormatLinePrefix, FormatJSON}
+	f.Fuzz(func(t *testing.T, which byte, content, key, value string) {
+		format := formats[int(which)%len(formats)]
+		set := map[string]string{key: value}
+		once, err := Apply(format, []byte(content), set)
+		if err != nil {
+			return
+		}
+		twice, err := Apply(format, once, set)
+		if err != nil {
+			t.Fatalf("%s: applying again failed: %v", format, err)
+		}
+		if string(once) != string(twice) {
+			t.Fatalf("%s: not idempotent:\n%q\n%q", format, once, twice)
+		}
+	})
+}
