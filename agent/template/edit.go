@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// ErrUnsupportedFormat: Apply cannot edit this format yet (yaml, xml).
+// ErrUnsupportedFormat: Apply cannot edit this format yet (xml).
 var ErrUnsupportedFormat = errors.New("editing this format is not supported yet")
 
 // MaxConfigSize bounds a config file Apply edits.
@@ -22,7 +22,8 @@ const MaxConfigSize = 4 << 20
 // an existing entry's value is replaced in place, keeping the rest of the
 // file, its comments and its line endings; a missing one is added.
 // properties, ini and line_prefix edit lines; json rewrites the document
-// (indented, keys sorted), keeping a replaced number's or boolean's type.
+// (indented, keys sorted) and yaml its node tree (comments and key order
+// kept), both keeping a replaced number's or boolean's type.
 // A value holding a line break is refused. Keys are applied in sorted
 // order, so the result does not depend on map order.
 func Apply(format Format, content []byte, set map[string]string) ([]byte, error) {
@@ -56,7 +57,9 @@ func Apply(format Format, content []byte, set map[string]string) ([]byte, error)
 		return f.bytes(), nil
 	case FormatJSON:
 		return applyJSON(content, set)
-	case FormatYAML, FormatXML:
+	case FormatYAML:
+		return applyYAML(content, set)
+	case FormatXML:
 		return nil, fmt.Errorf("%s: %w", format, ErrUnsupportedFormat)
 	}
 	return nil, fmt.Errorf("%q is not a config format", format)

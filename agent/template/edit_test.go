@@ -38,6 +38,13 @@ func TestApply(t *testing.T) {
 		{"json through a value", FormatJSON, `{"a": 1}`, map[string]string{"a.b": "x"}, "", "a is not an object"},
 		{"json not an object", FormatJSON, `[1]`, map[string]string{"a": "x"}, "", "json config"},
 		{"json trailing data", FormatJSON, `{} {}`, map[string]string{"a": "x"}, "", "data after"},
+		{"yaml keeps comments and types", FormatYAML, "# top\nserver:\n  port: 1 # the port\n  name: a\n",
+			map[string]string{"server.port": "2", "server.name": "yes", "new.key": "v"},
+			"# top\nserver:\n  port: 2 # the port\n  name: \"yes\"\nnew:\n  key: v\n", ""},
+		{"yaml empty", FormatYAML, "", map[string]string{"a": "1"}, "a: \"1\"\n", ""},
+		{"yaml int refused", FormatYAML, "port: 1\n", map[string]string{"port": "x"}, "", "not one"},
+		{"yaml through a list", FormatYAML, "a: [1]\n", map[string]string{"a.b": "x"}, "", "not a mapping"},
+		{"yaml not a mapping", FormatYAML, "- 1\n", map[string]string{"a": "x"}, "", "not a mapping"},
 		{"value with newline", FormatProperties, "", map[string]string{"a": "x\ny=1"}, "", "line break"},
 	}
 	for _, tc := range cases {
@@ -60,7 +67,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestApply_Unsupported(t *testing.T) {
-	for _, f := range []Format{FormatYAML, FormatXML} {
+	for _, f := range []Format{FormatXML} {
 		if _, err := Apply(f, nil, map[string]string{"a": "b"}); !errors.Is(err, ErrUnsupportedFormat) {
 			t.Errorf("%s: err = %v", f, err)
 		}
@@ -74,7 +81,8 @@ func FuzzApply(f *testing.F) {
 	f.Add(byte(1), "a = 1\r\n#x\n", "a", "2")
 	f.Add(byte(2), "p x\n", "p ", "y")
 	f.Add(byte(3), `{"a":{"b":1}}`, "a.b", "3")
-	formats := []Format{FormatINI, FormatProperties, FormatLinePrefix, FormatJSON}
+	f.Add(byte(4), "a:\n  b: 1 # c\n", "a.b", "3")
+	formats := []Format{FormatINI, FormatProperties, FormatLinePrefix, FormatJSON, FormatYAML}
 	f.Fuzz(func(t *testing.T, which byte, content, key, value string) {
 		format := formats[int(which)%len(formats)]
 		set := map[string]string{key: value}
