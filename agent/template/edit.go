@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 )
-
-// ErrUnsupportedFormat: Apply cannot edit this format yet (xml).
-var ErrUnsupportedFormat = errors.New("editing this format is not supported yet")
 
 // MaxConfigSize bounds a config file Apply edits.
 const MaxConfigSize = 4 << 20
@@ -23,7 +21,8 @@ const MaxConfigSize = 4 << 20
 // file, its comments and its line endings; a missing one is added.
 // properties, ini and line_prefix edit lines; json rewrites the document
 // (indented, keys sorted) and yaml its node tree (comments and key order
-// kept), both keeping a replaced number's or boolean's type.
+// kept), both keeping a replaced number's or boolean's type; xml splices
+// the element's text into the original bytes.
 // A value holding a line break is refused. Keys are applied in sorted
 // order, so the result does not depend on map order.
 func Apply(format Format, content []byte, set map[string]string) ([]byte, error) {
@@ -60,10 +59,12 @@ func Apply(format Format, content []byte, set map[string]string) ([]byte, error)
 	case FormatYAML:
 		return applyYAML(content, set)
 	case FormatXML:
-		return nil, fmt.Errorf("%s: %w", format, ErrUnsupportedFormat)
+		return applyXML(content, set)
 	}
 	return nil, fmt.Errorf("%q is not a config format", format)
 }
+
+var xmlNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9._:-]*$`)
 
 // CheckEditKey says whether key can name an entry of a file of this
 // format (docs/templates.md): one line, not empty, and for properties and
@@ -95,8 +96,10 @@ func CheckEditKey(format Format, key string) error {
 			return bad("an empty path step")
 		}
 	case FormatXML:
-		if slices.Contains(strings.Split(key, "/"), "") {
-			return bad("an empty path step")
+		for _, step := range strings.Split(key, "/") {
+			if !xmlNameRE.MatchString(step) {
+				return bad("want element names ([A-Za-z_][A-Za-z0-9._:-]*) separated by /")
+			}
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package template
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -45,6 +44,16 @@ func TestApply(t *testing.T) {
 		{"yaml int refused", FormatYAML, "port: 1\n", map[string]string{"port": "x"}, "", "not one"},
 		{"yaml through a list", FormatYAML, "a: [1]\n", map[string]string{"a.b": "x"}, "", "not a mapping"},
 		{"yaml not a mapping", FormatYAML, "- 1\n", map[string]string{"a": "x"}, "", "not a mapping"},
+		{"xml replace keeps the rest", FormatXML, "<?xml version=\"1.0\"?>\n<!-- c -->\n<Config a=\"1\">\n  <Port>1</Port>\n  <Name/>\n</Config>\n",
+			map[string]string{"Config/Port": "2", "Config/Name": "a<b"},
+			"<?xml version=\"1.0\"?>\n<!-- c -->\n<Config a=\"1\">\n  <Port>2</Port>\n  <Name>a&lt;b</Name>\n</Config>\n", ""},
+		{"xml add", FormatXML, "<Config><A>1</A></Config>", map[string]string{"Config/B/C": "x"},
+			"<Config><A>1</A><B><C>x</C></B></Config>", ""},
+		{"xml add to empty root", FormatXML, "<Config/>", map[string]string{"Config/B": "x"}, "<Config><B>x</B></Config>", ""},
+		{"xml empty file", FormatXML, "", map[string]string{"Config/B": "x"}, "<Config><B>x</B></Config>\n", ""},
+		{"xml element with children", FormatXML, "<C><A><B/></A></C>", map[string]string{"C/A": "x"}, "", "holds elements"},
+		{"xml other root", FormatXML, "<D/>", map[string]string{"C/A": "x"}, "", "root element is not"},
+		{"xml broken", FormatXML, "<C><A></C>", map[string]string{"C/A": "x"}, "", "xml config"},
 		{"value with newline", FormatProperties, "", map[string]string{"a": "x\ny=1"}, "", "line break"},
 	}
 	for _, tc := range cases {
@@ -66,14 +75,6 @@ func TestApply(t *testing.T) {
 	}
 }
 
-func TestApply_Unsupported(t *testing.T) {
-	for _, f := range []Format{FormatXML} {
-		if _, err := Apply(f, nil, map[string]string{"a": "b"}); !errors.Is(err, ErrUnsupportedFormat) {
-			t.Errorf("%s: err = %v", f, err)
-		}
-	}
-}
-
 // FuzzApply: no content panics Apply; an applied edit is found again when
 // applied twice (idempotent).
 func FuzzApply(f *testing.F) {
@@ -82,7 +83,8 @@ func FuzzApply(f *testing.F) {
 	f.Add(byte(2), "p x\n", "p ", "y")
 	f.Add(byte(3), `{"a":{"b":1}}`, "a.b", "3")
 	f.Add(byte(4), "a:\n  b: 1 # c\n", "a.b", "3")
-	formats := []Format{FormatINI, FormatProperties, FormatLinePrefix, FormatJSON, FormatYAML}
+	f.Add(byte(5), "<C><A>1</A></C>", "C/A", "2")
+	formats := []Format{FormatINI, FormatProperties, FormatLinePrefix, FormatJSON, FormatYAML, FormatXML}
 	f.Fuzz(func(t *testing.T, which byte, content, key, value string) {
 		format := formats[int(which)%len(formats)]
 		set := map[string]string{key: value}
