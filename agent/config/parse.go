@@ -43,28 +43,9 @@ func Parse(data []byte, lookupEnv func(string) (string, bool)) (*Config, error) 
 		lookupEnv = os.LookupEnv
 	}
 	var c Config
-	md, err := toml.Decode(string(data), &c)
+	raw, errs, err := DecodeStrict(data, &c)
 	if err != nil {
-		return nil, tomlError(err)
-	}
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		return nil, tomlError(err) // unreachable: the same input decoded above
-	}
-	var errs []error
-	unknown := map[string]bool{}
-	for _, k := range md.Undecoded() {
-		unknown[k.String()] = true
-		if len(k) > 1 && unknown[k[:len(k)-1].String()] {
-			continue // inside an unknown table: reported once, there
-		}
-		paths := keyPaths(raw, k)
-		if len(paths) == 0 {
-			paths = []string{k.String()}
-		}
-		for _, path := range paths {
-			errs = append(errs, &FieldError{Field: path, Err: ErrUnknownKey})
-		}
+		return nil, err
 	}
 	errs = append(errs, c.expand(lookupEnv)...)
 	if len(errs) > 0 {
@@ -75,6 +56,39 @@ func Parse(data []byte, lookupEnv func(string) (string, bool)) (*Config, error) 
 		return nil, err
 	}
 	return &c, nil
+}
+
+// DecodeStrict decodes the TOML document data into v and reports every key
+// no field of v takes as a *FieldError wrapping ErrUnknownKey, named by its
+// path with 0-based array indexes ("source[2].http.sha25"); a key inside an
+// unknown table is reported once, at the table. raw is the document as
+// generic tables, for callers that must tell a key set to its zero value
+// from one left out. err is a TOML syntax error (*SyntaxError, with its line
+// and column) or a type error; then raw and unknown are nil. It is the one
+// strict TOML reading: the agent's config and agent/template use it.
+func DecodeStrict(data []byte, v any) (raw map[string]any, unknown []error, err error) {
+	md, err := toml.Decode(string(data), v)
+	if err != nil {
+		return nil, nil, tomlError(err)
+	}
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, nil, tomlError(err) // unreachable: the same input decoded above
+	}
+	seen := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		seen[k.String()] = true
+		if len(k) > 1 && seen[k[:len(k)-1].String()] {
+			continue // inside an unknown table: reported once, there
+		}
+		paths := keyPaths(raw, k)
+		if len(paths) == 0 {
+			paths = []string{k.String()}
+		}
+		for _, path := range paths {
+			unknown = append(unknown, &FieldError{Field: path, Err: ErrUnknownKey})
+		}
+	}
+	return raw, unknown, nil
 }
 
 // SyntaxError is a TOML syntax or type error with its position.
@@ -100,7 +114,7 @@ func tomlError(err error) error {
 	if errors.As(err, &pe) {
 		return &SyntaxError{Line: pe.Position.Line, Column: pe.Position.Col, Err: pe}
 	}
-	return fmt.Errorf("decode config: %w", err)
+	return fmt.Errorf("decode toml: %w", err)
 }
 
 // keyPaths turns an undecoded key into field paths with array indexes
