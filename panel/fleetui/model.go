@@ -167,7 +167,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		out := m.seedFleet(ctx, now)
 		for _, lh := range m.hosts {
 			if lh.stateAt.After(since) { // telemetry alone comes with the next heartbeat
-				set := renderSet{host: true, fleetNew: lh.seenAt.After(since)}
+				set := renderSet{host: true, state: true, fleetNew: lh.seenAt.After(since)}
 				out = append(out, m.render(lh, set, livestate.ViewFleet, now, false)...)
 			}
 		}

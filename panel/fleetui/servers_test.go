@@ -167,6 +167,12 @@ func TestServers_LiveStateChangeTriggersRefetch(t *testing.T) {
 	if frags := m.Apply(ctx, ev, livestate.ViewFleet); !hasName(frags, ui.EventServersChanged) {
 		t.Errorf("a crash does not trigger a Servers refetch: %v", names(frags))
 	}
+	// A page rendered before the crash whose stream opens after it gets
+	// the trigger in its snapshot.
+	frags := m.(livestate.Snapshotter).Snapshot(ctx, livestate.Subscription{View: livestate.ViewFleet}, t0.Add(1500*time.Millisecond))
+	if !hasName(frags, ui.EventServersChanged) {
+		t.Errorf("a stream opened after a crash its page missed gets no Servers refetch: %v", names(frags))
+	}
 }
 
 func hasName(frags []livestate.Fragment, name string) bool {

@@ -95,7 +95,7 @@ func Servers(page Page, s ServersPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" placeholder=\"Search name, game or host  ( / )\" aria-label=\"Search servers\" data-search> <select name=\"state\" aria-label=\"State\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" placeholder=\"Search servers  ( / )\" aria-label=\"Search servers by name, game or host\" data-search> <select name=\"state\" aria-label=\"State\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
