@@ -162,6 +162,13 @@ func TestServers_LiveStateChangeTriggersRefetch(t *testing.T) {
 	if frags := m.Apply(ctx, heartbeatEvent("lic-a", t0.Add(time.Second), wire.StateRunning), livestate.ViewFleet); hasName(frags, ui.EventServersChanged) {
 		t.Errorf("a heartbeat without a state change triggers a Servers refetch")
 	}
+	// A label arriving (an instance first created by its status event) or
+	// changing is shown: the table refetches.
+	named := heartbeatEvent("lic-a", t0.Add(1500*time.Millisecond), wire.StateRunning)
+	named.Heartbeat.Heartbeat.Instances[0].Label = "Main world"
+	if frags := m.Apply(ctx, named, livestate.ViewFleet); !hasName(frags, ui.EventServersChanged) {
+		t.Errorf("a new label does not trigger a Servers refetch: %v", names(frags))
+	}
 	ev := livestate.Event{Kind: livestate.KindStatus, License: "lic-a", Instance: "game1", Received: t0.Add(2 * time.Second),
 		Status: &store.Event{License: "lic-a", Instance: "game1", At: t0.Add(2 * time.Second), State: wire.StateCrashed}}
 	if frags := m.Apply(ctx, ev, livestate.ViewFleet); !hasName(frags, ui.EventServersChanged) {
@@ -169,7 +176,7 @@ func TestServers_LiveStateChangeTriggersRefetch(t *testing.T) {
 	}
 	// A page rendered before the crash whose stream opens after it gets
 	// the trigger in its snapshot.
-	frags := m.(livestate.Snapshotter).Snapshot(ctx, livestate.Subscription{View: livestate.ViewFleet}, t0.Add(1500*time.Millisecond))
+	frags := m.(livestate.Snapshotter).Snapshot(ctx, livestate.Subscription{View: livestate.ViewFleet}, t0.Add(1750*time.Millisecond))
 	if !hasName(frags, ui.EventServersChanged) {
 		t.Errorf("a stream opened after a crash its page missed gets no Servers refetch: %v", names(frags))
 	}
