@@ -1,6 +1,6 @@
-// Package fleetui is the panel's fleet feature: the fleet page, a host's
-// page, an instance's overview tab, the power endpoint, and the live state
-// streams (/live/fleet, /live/hosts/{license}) whose fragments its Model
+// Package fleetui is the panel's fleet feature: the fleet page, the
+// Servers page (every instance of the fleet), a host's page, an
+// instance's overview tab, the power endpoint, and the live state streams (/live/fleet, /live/hosts/{license}) whose fragments its Model
 // renders for panel/livestate. Pages are read from the store; the live
 // streams update them from the agents' NATS events. Only panel packages
 // import it.
@@ -21,6 +21,7 @@ type Store interface {
 	Hosts(ctx context.Context, f store.HostFilter) ([]store.Host, error)
 	Host(ctx context.Context, license string) (store.Host, error)
 	Instances(ctx context.Context, license string) ([]store.Instance, error)
+	InstancesOf(ctx context.Context, licenses []string) ([]store.Instance, error)
 	Instance(ctx context.Context, license, id string) (store.Instance, error)
 	Timeline(ctx context.Context, license, id string, limit int) ([]store.Event, error)
 	Samples(ctx context.Context, license string, since time.Time) ([]store.Sample, error)
@@ -75,6 +76,7 @@ func New(d Deps) *Feature {
 func (f *Feature) Routes() []httpx.Route {
 	return []httpx.Route{
 		{Pattern: "GET /{$}", Need: httpx.View, Handler: f.fleet},
+		{Pattern: "GET /servers", Need: httpx.View, Handler: f.servers},
 		{Pattern: "GET /hosts/{license}", Need: httpx.View, Handler: f.host},
 		{Pattern: "GET /hosts/{license}/instances/{instance}", Need: httpx.View, Handler: f.instance},
 		{Pattern: "POST /hosts/{license}/instances/{instance}/power", Need: httpx.Act, Audit: "instance.power", Handler: f.power},

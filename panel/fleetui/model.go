@@ -56,7 +56,8 @@ type liveHost struct {
 	seeded   time.Time // when the model first read it
 	seenAt   time.Time // when the model saw its first heartbeat (zero: seeded as seen)
 	changed  time.Time // the host itself last changed (for snapshots)
-	stateAt  time.Time // its online state or instance counts last changed (for fleet snapshots)
+	stateAt  time.Time // its online state, instance counts or names last changed (for fleet snapshots)
+	names    uint64    // hash of its instances' ids, labels and games as last reported (the Servers table shows them)
 	instAt   map[string]time.Time
 	eventAt  map[string]time.Time // last status event per instance
 	shownOn  bool                 // the online state the streams last got
@@ -167,7 +168,7 @@ func (m *model) Snapshot(ctx context.Context, sub livestate.Subscription, since 
 		out := m.seedFleet(ctx, now)
 		for _, lh := range m.hosts {
 			if lh.stateAt.After(since) { // telemetry alone comes with the next heartbeat
-				set := renderSet{host: true, fleetNew: lh.seenAt.After(since)}
+				set := renderSet{host: true, state: true, fleetNew: lh.seenAt.After(since)}
 				out = append(out, m.render(lh, set, livestate.ViewFleet, now, false)...)
 			}
 		}

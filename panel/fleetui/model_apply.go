@@ -1,6 +1,7 @@
 package fleetui
 
 import (
+	"hash/maphash"
 	"maps"
 	"slices"
 
@@ -16,10 +17,26 @@ type renderSet struct {
 	timeline []string
 	fleetNew bool // a host the open fleet pages may not list
 	layout   bool // an instance appeared or disappeared: host and instance pages refetch
-	// state: the host's online state or its instance counts changed (not
-	// only telemetry): a fleet page opened just before gets it in its
-	// snapshot.
+	// state: the host's online state, its instance counts or its
+	// instances' names or games changed (not only telemetry): a fleet page
+	// opened just before gets it in its snapshot, the Servers page
+	// refetches its table.
 	state bool
+}
+
+// namesOf hashes the instances' ids, labels and games, in report order.
+func namesOf(insts []wire.InstanceReport) uint64 {
+	var h maphash.Hash
+	h.SetSeed(dedupeSeed)
+	for _, in := range insts {
+		h.WriteString(in.ID)
+		h.WriteByte(0)
+		h.WriteString(in.Label)
+		h.WriteByte(0)
+		h.WriteString(in.Game)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
 }
 
 // heartbeat applies a committed heartbeat.
@@ -31,6 +48,9 @@ func (lh *liveHost) heartbeat(r *store.HeartbeatRow) (set renderSet) {
 	}
 	before := maps.Clone(h.Counts)
 	defer func() { set.state = set.state || !maps.Equal(before, h.Counts) }()
+	if names := namesOf(hb.Instances); names != lh.names {
+		lh.names, set.state = names, true // a label or game arrived or changed
+	}
 	lh.host = store.HostFromHeartbeat(lh.host, *r)
 	if h.CPUPercent != nil && now.Sub(lh.sparkAt) >= sparkEvery {
 		lh.spark = append(lh.spark, *h.CPUPercent)

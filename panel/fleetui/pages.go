@@ -1,10 +1,12 @@
 package fleetui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,11 +64,7 @@ func fleetQuery(r *http.Request, p *auth.Principal, now time.Time) (ui.FleetPage
 	if st := q.Get("state"); known(st) {
 		fp.State = st
 	}
-	filter := store.HostFilter{Spark: SparkSamples, Now: now}
-	if !p.IsAdmin() {
-		filter.Licenses = append([]string{}, p.Licenses...) // non-nil: only these
-	}
-	return fp, filter
+	return fp, store.HostFilter{Licenses: hostLicenses(p), Spark: SparkSamples, Now: now}
 }
 
 // fleetData reads the hosts; Visible counts them before the filter.
@@ -216,4 +214,80 @@ func notFound(err error, format string, a ...any) error {
 		return httpx.Errorf(http.StatusNotFound, format, a...)
 	}
 	return err
+}
+
+// servers serves GET /servers: every instance on the hosts the principal
+// may see, searched and filtered by state, sorted by host then name.
+func (f *Feature) servers(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+	sp, err := serversQuery(r, p)
+	if err != nil {
+		return err
+	}
+	sp, err = f.serversData(r.Context(), sp, hostLicenses(p), time.Now())
+	if err != nil {
+		return err
+	}
+	return server.Render(w, r, http.StatusOK, ui.Servers(server.PageFor(p, "Servers", ui.NavServers), sp))
+}
+
+// hostLicenses is the store's host filter of the licenses p may see: nil
+// for an admin (every license), else a copy of p's grants (non-nil: only
+// these). The fleet page and the Servers page read through it.
+func hostLicenses(p *auth.Principal) []string {
+	if p.IsAdmin() {
+		return nil
+	}
+	return append([]string{}, p.Licenses...)
+}
+
+// serversQuery reads the Servers page's search and state filter; a state
+// that is not one is refused in words (the server has refused text that
+// is not UTF-8 before the handler runs).
+func serversQuery(r *http.Request, p *auth.Principal) (ui.ServersPage, error) {
+	q := r.URL.Query()
+	sp := ui.ServersPage{Query: httpx.Truncate(strings.TrimSpace(q.Get("q")), maxSearch), IsAdmin: p.IsAdmin()}
+	if st := q.Get("state"); st != "" {
+		if !known(st) {
+			return sp, httpx.Errorf(http.StatusBadRequest, "there is no server state %q: use one of %s",
+				httpx.Truncate(st, maxSearch), strings.Join(ui.InstanceStates, ", "))
+		}
+		sp.State = st
+	}
+	return sp, nil
+}
+
+// serversData reads the hosts and their instances; Visible counts the
+// instances before the search and filter.
+func (f *Feature) serversData(ctx context.Context, sp ui.ServersPage, licenses []string, now time.Time) (ui.ServersPage, error) {
+	sp.Since = now.UnixMilli()
+	hosts, err := f.d.Store.Hosts(ctx, store.HostFilter{Licenses: licenses, Now: now})
+	if err != nil {
+		return sp, fmt.Errorf("servers: %w", err)
+	}
+	insts, err := f.d.Store.InstancesOf(ctx, licenses)
+	if err != nil {
+		return sp, fmt.Errorf("servers: %w", err)
+	}
+	rows := make(map[string]ui.HostRow, len(hosts))
+	for _, h := range hosts {
+		rows[h.License] = hostRow(h, nil, now)
+	}
+	needle := strings.ToLower(sp.Query)
+	for _, in := range insts {
+		h, ok := rows[in.License]
+		if !ok {
+			continue // a license disabled between the two reads
+		}
+		sp.Visible++
+		sr := ui.ServerRow{InstanceRow: instanceRow(in, h.Online, h.Stale, "", now), HostName: h.Name()}
+		if sp.State != "" && sr.State != sp.State || needle != "" && !strings.Contains(sr.SearchText(), needle) {
+			continue
+		}
+		sp.Servers = append(sp.Servers, sr)
+	}
+	slices.SortStableFunc(sp.Servers, func(a, b ui.ServerRow) int {
+		return cmp.Or(cmp.Compare(strings.ToLower(a.HostName), strings.ToLower(b.HostName)),
+			cmp.Compare(a.License, b.License), cmp.Compare(strings.ToLower(a.Name()), strings.ToLower(b.Name())))
+	})
+	return sp, nil
 }

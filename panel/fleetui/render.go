@@ -39,6 +39,9 @@ func (m *model) render(lh *liveHost, set renderSet, want livestate.View, now tim
 			r.trigger(livestate.ViewFleet, "", ui.EventFleetChanged)
 		}
 	}
+	if want&livestate.ViewFleet != 0 && set.state {
+		r.trigger(livestate.ViewFleet, "", ui.EventServersChanged) // the Servers page refetches its table
+	}
 	if want&livestate.ViewHost != 0 && set.layout {
 		r.trigger(livestate.ViewHost, "", ui.EventLayout)
 	}

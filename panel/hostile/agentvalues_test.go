@@ -83,4 +83,12 @@ func TestHostile_RogueAgentValuesAreData(t *testing.T) {
 	if status, body := e.Op.Get("/hosts/" + Demo); status != 403 || strings.Contains(body, "rogue") {
 		t.Errorf("the operator of %s reads %s's host page: %d", Other, Demo, status)
 	}
+	// The Servers page lists every visible instance: the operator of Other
+	// finds none of Demo's there either, not even by searching its host.
+	if _, body := e.Admin.Get("/servers?q=rogue"); !strings.Contains(body, "/hosts/"+Demo+"/instances/world1") {
+		t.Errorf("the admin does not find %s's instance on the Servers page by its host", Demo)
+	}
+	if status, body := e.Op.Get("/servers?q=rogue"); status != 200 || strings.Contains(body, "/hosts/"+Demo) {
+		t.Errorf("the operator of %s finds %s's instances on the Servers page: %d", Other, Demo, status)
+	}
 }

@@ -25,6 +25,8 @@ func TestHostile_BytesThatAreNotText(t *testing.T) {
 		{name: "search with NUL", as: asAdmin, path: "/?q=a%00b", want: http.StatusBadRequest, says: notText},
 		{name: "search cut inside é", as: asAdmin, path: "/?q=" + strings.Repeat("a", 99) + "%C3%A9", want: http.StatusOK},
 		{name: "search by an operator", as: asOp, path: "/?online=%FF", want: http.StatusBadRequest, says: notText},
+		{name: "servers search not UTF-8", as: asOp, path: "/servers?q=%FF%FE", want: http.StatusBadRequest, says: notText},
+		{name: "servers state that is none", as: asOp, path: "/servers?state=%3Cb%3E", want: http.StatusBadRequest, says: "there is no server state"},
 		{name: "audit user not UTF-8", as: asAdmin, path: "/audit?user=%FF", want: http.StatusBadRequest, says: notText, never: "cannot read the audit log"},
 		{name: "audit instance NUL", as: asOp, path: "/audit?instance=%00", want: http.StatusBadRequest, says: notText, never: "cannot read the audit log"},
 		{name: "field name not UTF-8", as: asAdmin, path: "/audit?%FF=1", want: http.StatusBadRequest, says: notText},

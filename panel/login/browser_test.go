@@ -18,15 +18,22 @@ import (
 	"github.com/corrosion/corrosion/web/ui"
 )
 
-// home stands in for the fleet page: a framed page with the log-out button.
+// home stands in for the fleet page (/) and the landing page (the Servers
+// page): framed pages with the log-out button.
 type home struct{}
 
 func (home) Routes() []httpx.Route {
-	return []httpx.Route{{Pattern: "GET /{$}", Need: httpx.View, Handler: func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		ctx := templ.WithChildren(r.Context(), templ.Raw(`<h1 id="home">Fleet</h1>`))
-		return ui.Layout(server.PageFor(p, "Fleet", ui.NavFleet)).Render(ctx, w)
-	}}}
+	page := func(id, title string, nav ui.Nav) httpx.Handler {
+		return func(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			ctx := templ.WithChildren(r.Context(), templ.Raw(`<h1 id="`+id+`">`+title+`</h1>`))
+			return ui.Layout(server.PageFor(p, title, nav)).Render(ctx, w)
+		}
+	}
+	return []httpx.Route{
+		{Pattern: "GET /{$}", Need: httpx.View, Handler: page("fleet", "Fleet", ui.NavFleet)},
+		{Pattern: "GET /servers", Need: httpx.View, Handler: page("home", "Servers", ui.NavServers)},
+	}
 }
 
 func TestLogin_Browser(t *testing.T) {
@@ -63,7 +70,7 @@ func TestLogin_Browser(t *testing.T) {
 
 	p.BrowserLogin(t, tab, "alice", pw)
 	var who string
-	browsertest.Run(t, tab, 20*time.Second, "logged in: the fleet with the operator's name",
+	browsertest.Run(t, tab, 20*time.Second, "logged in: the landing page (servers) with the operator's name",
 		chromedp.WaitVisible(`#home`, chromedp.ByQuery),
 		chromedp.Text(`.whoami .user`, &who, chromedp.ByQuery),
 	)

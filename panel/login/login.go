@@ -106,7 +106,7 @@ func (f *Feature) Routes() []httpx.Route {
 func (f *Feature) page(w http.ResponseWriter, r *http.Request, p *auth.Principal) error {
 	next := LocalPath(r.URL.Query().Get("next"))
 	if p != nil {
-		http.Redirect(w, r, orRoot(next), http.StatusSeeOther)
+		http.Redirect(w, r, landing(next), http.StatusSeeOther)
 		return nil
 	}
 	pg := server.PageFor(nil, "Sign in", "")
@@ -135,7 +135,7 @@ func (f *Feature) login(w http.ResponseWriter, r *http.Request, _ *auth.Principa
 	f.logins.WithLabelValues("ok").Inc()
 	f.audit(r, l.Principal, form.Name, store.AuditOK, "")
 	f.d.Sessions.SetCookie(w, r, l)
-	http.Redirect(w, r, orRoot(form.Next), http.StatusSeeOther)
+	http.Redirect(w, r, landing(form.Next), http.StatusSeeOther)
 	return nil
 }
 
@@ -233,9 +233,13 @@ func LocalPath(next string) string {
 	return u.RequestURI()
 }
 
-func orRoot(next string) string {
-	if next == "" {
-		return "/"
+// landing is where a login goes on to: next, else the Servers page (a
+// newcomer lands on their servers; the fleet of hosts is one click away).
+// "/" is what the server's login redirect sends for the bare panel
+// address, so it lands on the servers too.
+func landing(next string) string {
+	if next == "" || next == "/" {
+		return ui.ServersURL
 	}
 	return next
 }

@@ -58,7 +58,7 @@ func TestLogin_PageAndRedirects(t *testing.T) {
 	req, _ = http.NewRequest(http.MethodGet, p.URL+"/login", nil)
 	resp = c.Do(req)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/servers" {
 		t.Fatalf("logged-in GET /login = %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	rows := loginRows(t, p)
@@ -76,15 +76,17 @@ func TestLogin_NextNeverLeavesThePanel(t *testing.T) {
 	pw := p.AddUser(t, "alice", auth.RoleOperator)
 	for next, want := range map[string]string{
 		"/hosts/a":             "/hosts/a",
-		"//evil.example/x":     "/",
-		"https://evil.example": "/",
-		"/\\evil.example":      "/",
-		"\\\\evil.example":     "/",
-		"/%2F%2Fevil.example":  "/",
-		"javascript:alert(1)":  "/",
-		"/login?next=//evil":   "/",
-		"hosts/a":              "/",
-		" /hosts/a":            "/",
+		"/":                    "/servers", // the bare panel address: the landing page
+		"":                     "/servers",
+		"//evil.example/x":     "/servers",
+		"https://evil.example": "/servers",
+		"/\\evil.example":      "/servers",
+		"\\\\evil.example":     "/servers",
+		"/%2F%2Fevil.example":  "/servers",
+		"javascript:alert(1)":  "/servers",
+		"/login?next=//evil":   "/servers",
+		"hosts/a":              "/servers",
+		" /hosts/a":            "/servers",
 	} {
 		c := p.AnonClient(t)
 		resp := c.Do(c.NewPost("/login", url.Values{"name": {"alice"}, "password": {pw}, "next": {next}}))

@@ -43,3 +43,15 @@ func (s *Store) Instance(ctx context.Context, license, id string) (Instance, err
 	}
 	return in, nil
 }
+
+// InstancesOf lists the instances of the enabled licenses among licenses
+// (nil: every enabled license; empty non-nil: none), ordered by license
+// then id: the fleet-wide Servers page reads them in one query.
+func (s *Store) InstancesOf(ctx context.Context, licenses []string) ([]Instance, error) {
+	if licenses != nil && len(licenses) == 0 {
+		return nil, nil
+	}
+	return queryRows(ctx, s.pool, "list instances", func(r pgx.CollectableRow) (Instance, error) { return scanInstance(r) },
+		`SELECT `+instanceColumns+` FROM panel_instances WHERE license_id IN (SELECT id FROM panel_licenses
+		WHERE NOT disabled AND ($1::text[] IS NULL OR id = ANY($1))) ORDER BY license_id, instance_id`, licenses)
+}

@@ -22,6 +22,7 @@ var goals = map[string]string{
 	"BenchmarkLoginCheck":          "p50/p99 (baseline: raw NATS request-reply)",
 	"BenchmarkLoginStorm":          "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
 	"BenchmarkFleetPage":           "p50 ≤ 30 ms for 1,000 hosts (baseline: the same store read sent as JSON)",
+	"BenchmarkServersPage":         "p50 ≤ 30 ms for 1,000 instances on 200 hosts (baseline: the same store reads sent as JSON)",
 	"BenchmarkConsoleFanout":       "10,000 lines/s to 20 live consoles: every stream keeps up or says it dropped (accounted 100%), panel memory flat",
 	"BenchmarkIngest":              "5,000 agents × 1 heartbeat/s: keeps up (kept 100%), publish-to-Postgres lag p99 ≤ 1 s (baseline: a bare NATS subscriber)",
 	"BenchmarkWorldTick":           "whole tick p99 ≤ 10 ms (under 2% of the 600 ms budget) with 2,000 players, in both crowd shapes; baseline: the same world empty",
@@ -51,6 +52,10 @@ var notes = map[string]string{
 		"same server. `corrosion` is a panel whose live state model holds the sparklines (warmed at start, as " +
 		"`serve` does, or by the first fleet page); `corrosion-cold` a replica without one, reading them from the " +
 		"store like the baseline: that read is most of its time.",
+	"BenchmarkServersPage": "GET /servers of 1,000 instances on 200 hosts (five each, written by the store's batched " +
+		"writes), logged in as an admin, over HTTP through the real server; the baseline is the same two reads (the " +
+		"hosts and every instance) encoded with encoding/json behind the same server. `corrosion-filtered` adds a " +
+		"search and a state filter (`?q=host+1&state=running`).",
 	"BenchmarkConsoleFanout": "one instance's console published on NATS at 10,000 lines/s in agent-like batches (one " +
 		"message per 10 ms) for 5 s, followed by 20 SSE streams of the real panel (panel/console's hub: one NATS " +
 		"subscription, a bounded buffer per stream, 75 ms batches). `min-stream-lines/s` is the slowest stream's " +
