@@ -109,6 +109,23 @@ func (l *Limiter) Reserve(now time.Time, keys ...string) (a *Attempt, wait time.
 	return &Attempt{l: l, keys: keys}, 0, nil
 }
 
+// Blocked says whether a new attempt on key would not be reserved at now:
+// the key is locked out, or its failures and attempts in flight already
+// reach MaxFailures. For diagnostics and tests; Reserve is the rule.
+func (l *Limiter) Blocked(now time.Time, key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.keys[key]
+	if e == nil {
+		return false
+	}
+	failures := e.failures
+	if now.Sub(e.windowStart) >= l.opts.Window {
+		failures = 0
+	}
+	return e.lockedUntil.After(now) || failures+e.inFlight >= l.opts.MaxFailures
+}
+
 // Fail ends the attempt as a failed login and returns how long its keys
 // are now locked out (0: not yet).
 func (a *Attempt) Fail(now time.Time) time.Duration {

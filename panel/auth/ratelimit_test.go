@@ -158,3 +158,30 @@ func TestLimiter_ReserveCountsAttemptsInFlight(t *testing.T) {
 		t.Fatalf("%d keys, want ada's and the address", l.Len())
 	}
 }
+
+// TestLimiter_Blocked: a key is blocked while its attempts in flight and
+// failures reach MaxFailures, and while it is locked out; an unknown key
+// or one with room is not.
+func TestLimiter_Blocked(t *testing.T) {
+	l := NewLimiter(LimitOptions{MaxFailures: 2})
+	now := t0
+	if l.Blocked(now, "u:a") {
+		t.Fatal("an unknown key is blocked")
+	}
+	a1, _, _ := l.Reserve(now, "u:a")
+	if l.Blocked(now, "u:a") {
+		t.Fatal("one attempt in flight of two blocks the key")
+	}
+	a2, _, _ := l.Reserve(now, "u:a")
+	if !l.Blocked(now, "u:a") {
+		t.Fatal("two attempts in flight of two do not block the key")
+	}
+	a1.Fail(now)
+	a2.Fail(now)
+	if !l.Blocked(now, "u:a") {
+		t.Fatal("a locked key is not blocked")
+	}
+	if l.Blocked(now.Add(24*time.Hour), "u:a") {
+		t.Fatal("a key whose lockout and window are over is still blocked")
+	}
+}

@@ -118,6 +118,12 @@ type Login struct {
 	Principal *Principal
 }
 
+// LoginBlocked says whether a login for name would wait or be refused
+// by the rate limit now (Limiter.Blocked on its username key).
+func (s *Sessions) LoginBlocked(name string) bool {
+	return s.limiter.Blocked(s.opts.Now(), UserKey(name))
+}
+
 // Login checks a name and password and opens a session. It fails with
 // ErrBadCredentials, *RateLimitedError, ErrDisabled, ErrBusy, or a storage
 // error. remoteAddr is the client's address (host, no port) for the rate
