@@ -17,9 +17,9 @@ func TestOp_String(t *testing.T) {
 		0: "WorldRegister", 1: "PlayerLogin", 2: "PlayerLogout", 3: "FriendAdd", 4: "FriendDel",
 		5: "IgnoreAdd", 6: "IgnoreDel", 7: "PrivateMessage", 8: "RequestLists", 9: "ChatModeUpdate",
 		10: "PlayerSaveRequest", 11: "PlayerLoadRequest", 12: "PlayerResync", 13: "LoginCheck",
-		14: "RefreshAll", 15: "LinkAuth", 16: "LinkChallenge", 17: "WorldInfo", 128: "UpdateFriendList", 129: "UpdateIgnoreList", 130: "MessagePrivate",
+		14: "RefreshAll", 15: "LinkAuth", 16: "LinkChallenge", 17: "WorldInfo", 18: "LoginRelease", 19: "FeatureQuery", 128: "UpdateFriendList", 129: "UpdateIgnoreList", 130: "MessagePrivate",
 		131: "FriendListComplete", 132: "PlayerLoadResponse", 133: "PlayerSaveAck",
-		134: "LoginCheckResponse", 135: "LinkProof",
+		134: "LoginCheckResponse", 135: "LinkProof", 136: "Features",
 	}
 	for i := range 256 {
 		op := Op(i)
@@ -30,10 +30,10 @@ func TestOp_String(t *testing.T) {
 		if got := op.String(); got != want {
 			t.Errorf("Op(%d).String() = %q, want %q", i, got, want)
 		}
-		if got, want := op.Inbound(), i <= 17; got != want {
+		if got, want := op.Inbound(), i <= 19; got != want {
 			t.Errorf("Op(%d).Inbound() = %v, want %v", i, got, want)
 		}
-		if got, want := op.Outbound(), i >= 128 && i <= 135; got != want {
+		if got, want := op.Outbound(), i >= 128 && i <= 136; got != want {
 			t.Errorf("Op(%d).Outbound() = %v, want %v", i, got, want)
 		}
 	}
@@ -301,7 +301,7 @@ func TestDecode_ErrorText(t *testing.T) {
 			"decode PrivateMessage (7): payload is 2 bytes, want at least 18: proto: wrong payload length"},
 		{Decode, hx("81 | 0000000000000005 | 0002"),
 			"decode UpdateIgnoreList (129): payload is 11 bytes, want 27 for count 2: proto: wrong payload length"},
-		{Decode, hx("12"), "decode: opcode 18: proto: unknown opcode"},
+		{Decode, hx("14"), "decode: opcode 20: proto: unknown opcode"},
 		{DecodeOutbound, hx("0f 01"), "decode outbound: LinkAuth (15) is not an outbound opcode: proto: unknown opcode"},
 		{DecodeInbound, hx("80"), "decode inbound: UpdateFriendList (128) is not an inbound opcode: proto: unknown opcode"},
 		{DecodeOutbound, hx("01"), "decode outbound: PlayerLogin (1) is not an outbound opcode: proto: unknown opcode"},

@@ -17,7 +17,7 @@ func Example_readLoop() {
 	var conn bytes.Buffer // stands in for the world's TCP connection
 	_ = proto.WriteFrame(&conn, proto.WorldRegister{NodeID: 10})
 	_ = proto.WriteFrame(&conn, proto.LoginCheck{User37: 42})
-	conn.Write([]byte{0x00, 0x01, 0x12}) // opcode 18: not in the table
+	conn.Write([]byte{0x00, 0x01, 0x14}) // opcode 20: not in the table
 	_ = proto.WriteFrame(&conn, &proto.PlayerLogin{User37: 42, PID: 1})
 
 	r := bufio.NewReader(&conn)
@@ -49,7 +49,7 @@ func Example_readLoop() {
 	// Output:
 	// world 10
 	// login check 42
-	// drop: decode inbound: opcode 18: proto: unknown opcode
+	// drop: decode inbound: opcode 20: proto: unknown opcode
 	// login 42 pid 1
 }
 

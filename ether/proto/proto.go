@@ -43,6 +43,8 @@ const (
 	OpLinkAuth          Op = 15 // beyond the seed's table: the world's link token
 	OpLinkChallenge     Op = 16 // beyond the seed's table: the world asks its sidecar to prove it knows the token
 	OpWorldInfo         Op = 17 // beyond the seed's table: who the world is and its client URL
+	OpLoginRelease      Op = 18 // beyond the seed's table: a LoginCheck's lock given back
+	OpFeatureQuery      Op = 19 // beyond the seed's table: which extensions the sidecar handles
 )
 
 // Outbound opcodes (ether → world).
@@ -55,6 +57,7 @@ const (
 	OpPlayerSaveAck      Op = 133
 	OpLoginCheckResponse Op = 134
 	OpLinkProof          Op = 135 // beyond the seed's table: the answer to LinkChallenge
+	OpFeatures           Op = 136 // beyond the seed's table: the answer to FeatureQuery
 )
 
 // Message is one frame's payload. Every message type in this package

@@ -11,7 +11,7 @@ import (
 // of every decoder, the messages the package-level decoders allocate and
 // the storage a Decoder keeps. A row left zero is an undefined opcode.
 //
-// To add a message: pick an unused opcode (18–127 inbound, 136–255
+// To add a message: pick an unused opcode (20–127 inbound, 137–255
 // outbound), name it in the Op constants, write its struct with Op,
 // AppendPayload and decode methods next to its direction's others, and add
 // its row here. Nothing else changes.
@@ -35,6 +35,8 @@ var ops = [256]opInfo{
 	OpLinkAuth:          row[LinkAuth]("LinkAuth", toEther, frame.AtLeast(1)),
 	OpLinkChallenge:     row[LinkChallenge]("LinkChallenge", toEther, frame.Fixed(1+NonceLen)),
 	OpWorldInfo:         row[WorldInfo]("WorldInfo", toEther, frame.AtLeast(1+1+1)),
+	OpLoginRelease:      row[LoginRelease]("LoginRelease", toEther, frame.Fixed(1+8)),
+	OpFeatureQuery:      row[FeatureQuery]("FeatureQuery", toEther, frame.Fixed(1)),
 
 	// Outbound: ether → world.
 	OpUpdateFriendList:   row[UpdateFriendList]("UpdateFriendList", toWorld, frame.Fixed(1+8+8+1)),
@@ -45,6 +47,7 @@ var ops = [256]opInfo{
 	OpPlayerSaveAck:      row[PlayerSaveAck]("PlayerSaveAck", toWorld, frame.Fixed(1+8+1)),
 	OpLoginCheckResponse: row[LoginCheckResponse]("LoginCheckResponse", toWorld, frame.Fixed(1+8+1)),
 	OpLinkProof:          row[LinkProof]("LinkProof", toWorld, frame.Fixed(1+NonceLen)),
+	OpFeatures:           row[Features]("Features", toWorld, frame.Fixed(1+4)),
 }
 
 // opInfo is one row of the opcode table: its name and size rule (what the

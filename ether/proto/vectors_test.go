@@ -29,6 +29,9 @@ var (
 	_ Message = WorldInfo{}
 	_ Message = LinkChallenge{}
 	_ Message = LinkProof{}
+	_ Message = LoginRelease{}
+	_ Message = FeatureQuery{}
+	_ Message = Features{}
 	_ Message = UpdateFriendList{}
 	_ Message = UpdateIgnoreList{}
 	_ Message = MessagePrivate{}
@@ -56,6 +59,9 @@ var (
 	_ Message = (*LinkAuth)(nil)
 	_ Message = (*LinkChallenge)(nil)
 	_ Message = (*LinkProof)(nil)
+	_ Message = (*LoginRelease)(nil)
+	_ Message = (*FeatureQuery)(nil)
+	_ Message = (*Features)(nil)
 	_ Message = (*UpdateFriendList)(nil)
 	_ Message = (*UpdateIgnoreList)(nil)
 	_ Message = (*MessagePrivate)(nil)
@@ -166,6 +172,11 @@ var vectors = []vector{
 	{name: "LinkAuth/binary", msg: LinkAuth{Token: []byte{0x00, 0xff, 0x0f}}, payload: hx("0f | 00ff0f")},
 	{name: "LinkChallenge", msg: LinkChallenge{Nonce: nonce32},
 		payload: cat(hx("10"), nonce32[:])},
+	{name: "LoginRelease", msg: LoginRelease{User37: 0x00000000000003e8},
+		payload: hx("12 | 00000000000003e8")},
+	{name: "LoginRelease/max", msg: LoginRelease{User37: u64max},
+		payload: hx("12 | ffffffffffffffff")},
+	{name: "FeatureQuery", msg: FeatureQuery{}, payload: hx("13")},
 
 	// Outbound (ether → world).
 	{name: "UpdateFriendList", msg: UpdateFriendList{Target37: 0x0102030405060708, Friend37: 0x1112131415161718, Node: 11},
@@ -206,6 +217,8 @@ var vectors = []vector{
 		payload: hx("86 | ffffffffffffffff | 00")},
 	{name: "LinkProof", msg: LinkProof{MAC: nonce32},
 		payload: cat(hx("87"), nonce32[:])},
+	{name: "Features", msg: Features{Mask: FeatureLoginRelease}, payload: hx("88 | 00000001")},
+	{name: "Features/max", msg: Features{Mask: 0xffffffff}, payload: hx("88 | ffffffff")},
 
 	{name: "WorldInfo", msg: WorldInfo{License: []byte("demo"), Instance: []byte("w10"), PublicURL: []byte("http://h:8080/")},
 		payload: hx("11 | 04 | 64656d6f | 03 | 773130 | 687474703a2f2f683a383038302f")},
@@ -240,6 +253,9 @@ var fixedSizes = map[Op]int{
 	OpLoginCheckResponse: 10,
 	OpLinkChallenge:      33,
 	OpLinkProof:          33,
+	OpLoginRelease:       9,
+	OpFeatureQuery:       1,
+	OpFeatures:           5,
 }
 
 // nonce32 is 32 distinct bytes: 0x00 … 0x1f.
