@@ -53,14 +53,41 @@ func (m *Manager) login(user uint64, pid uint16, mode *privacy.Mode, gen linkGen
 	s.mu.Lock()
 	s.ready = true
 	s.mu.Unlock()
-	if release && m.cluster.Connected() { // only a lock our LoginCheck took is ours to release
-		ctx, cancel := m.opCtx()
-		if err := m.cluster.Release(ctx, user); err != nil {
-			m.log.Debug("login lock not released; it expires on its own", "user", user, "err", err)
-		}
-		cancel()
+	if release { // only a lock our LoginCheck took is ours to release
+		m.releaseLock(user)
 	}
 	return s
+}
+
+// loginRelease gives back the login lock this node's LoginCheck took for
+// user, when the world's login ended before its PlayerLogin (a wrong
+// password, a hang-up, a shutdown: LoginRelease). Only a lock this node
+// still holds, unexpired, and no session of user's: a lock another node
+// took, or one that expired (and may be another node's now), is not ours.
+func (m *Manager) loginRelease(user uint64) {
+	if m.get(user) != nil {
+		return // PlayerLogin used the lock already
+	}
+	m.mu.Lock()
+	held, ok := m.leases[user]
+	delete(m.leases, user)
+	m.mu.Unlock()
+	if ok && held.scope == scopeCluster && time.Now().Before(held.until) {
+		m.releaseLock(user)
+	}
+}
+
+// releaseLock deletes user's cluster-wide login lock, which this node
+// holds; when that fails the lock expires on its own.
+func (m *Manager) releaseLock(user uint64) {
+	if !m.cluster.Connected() {
+		return
+	}
+	ctx, cancel := m.opCtx()
+	defer cancel()
+	if err := m.cluster.Release(ctx, user); err != nil {
+		m.log.Debug("login lock not released; it expires on its own", "user", user, "err", err)
+	}
 }
 
 // attachLocked ties s to the world link of generation gen: linked while

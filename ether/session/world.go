@@ -59,6 +59,11 @@ func (m *Manager) Handle(msg proto.Message) {
 	case *proto.LoginCheck:
 		u := f.User37
 		m.do(u, func() { m.loginCheck(u) })
+	case *proto.LoginRelease:
+		u := f.User37
+		m.do(u, func() { m.loginRelease(u) }) // behind its LoginCheck on the player's queue
+	case *proto.FeatureQuery:
+		m.send(proto.Features{Mask: proto.FeatureLoginRelease})
 	case *proto.RefreshAll:
 		m.refreshAll()
 	default:
