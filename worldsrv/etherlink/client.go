@@ -156,8 +156,9 @@ func (c *Client) session(ctx context.Context, states *stateLog) (connected bool,
 
 // handshake links nc, read through r, before any other frame: with a
 // token, it first has the listener prove that it knows the token (prove);
-// then it writes LinkAuth (with a token), WorldRegister and WorldInfo (when
-// the world has something to say), in one write. WorldInfo, like the token,
+// then it writes LinkAuth (with a token), WorldRegister, WorldInfo (when
+// the world has something to say) and FeatureQuery (QueryFeatures), in one
+// write. WorldInfo, like the token,
 // never reaches a listener that has not proved it is the world's sidecar.
 func (c *Client) handshake(nc net.Conn, r *bufio.Reader) error {
 	var b []byte
@@ -175,6 +176,9 @@ func (c *Client) handshake(nc net.Conn, r *bufio.Reader) error {
 		if b, err = proto.AppendFrame(b, i); err != nil {
 			return fmt.Errorf("handshake: %w", err)
 		}
+	}
+	if c.cfg.QueryFeatures {
+		b, _ = proto.AppendFrame(b, proto.FeatureQuery{}) // 1 byte: fits
 	}
 	_ = nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
 	if _, err := nc.Write(b); err != nil {

@@ -21,20 +21,25 @@ func TestClient_Handshake_IsTheFirstThingSent(t *testing.T) {
 		name  string
 		token []byte
 		info  proto.WorldInfo
+		query bool
 		want  []proto.Message
 	}{
-		{"no token: WorldRegister first", nil, proto.WorldInfo{}, []proto.Message{proto.WorldRegister{NodeID: 42}}},
-		{"token: the challenge, once proved LinkAuth, then WorldRegister", []byte("s3cret"), proto.WorldInfo{},
+		{"no token: WorldRegister first", nil, proto.WorldInfo{}, false, []proto.Message{proto.WorldRegister{NodeID: 42}}},
+		{"token: the challenge, once proved LinkAuth, then WorldRegister", []byte("s3cret"), proto.WorldInfo{}, false,
 			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}}},
-		{"info: WorldRegister, then WorldInfo", []byte("s3cret"), info,
+		{"info: WorldRegister, then WorldInfo", []byte("s3cret"), info, false,
 			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}, info}},
-		{"info, no token: WorldRegister, then WorldInfo", nil, info,
+		{"info, no token: WorldRegister, then WorldInfo", nil, info, false,
 			[]proto.Message{proto.WorldRegister{NodeID: 42}, info}},
+		{"query: WorldRegister, WorldInfo, then FeatureQuery", []byte("s3cret"), info, true,
+			[]proto.Message{proto.LinkAuth{Token: []byte("s3cret")}, proto.WorldRegister{NodeID: 42}, info, proto.FeatureQuery{}}},
+		{"query, no info: WorldRegister, then FeatureQuery", nil, proto.WorldInfo{}, true,
+			[]proto.Message{proto.WorldRegister{NodeID: 42}, proto.FeatureQuery{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPeer(t)
-			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 42, Token: tt.token, Info: tt.info})
+			c := startClient(t, etherlink.Config{Addr: p.addr(), NodeID: 42, Token: tt.token, Info: tt.info, QueryFeatures: tt.query})
 			s := p.accept()
 			if tt.token != nil {
 				s.prove(tt.token)

@@ -43,6 +43,11 @@ type Config struct {
 	// sent after WorldRegister when any field is set): who runs it and its
 	// public client URL, for the sidecar's health snapshot.
 	Info proto.WorldInfo
+	// QueryFeatures sends FeatureQuery after WorldRegister (and WorldInfo)
+	// on every connection: a sidecar that handles it answers Features
+	// (a Message event); one that speaks only the seed's table drops it
+	// and answers nothing.
+	QueryFeatures bool
 	// Logger receives the link's state changes; nil: slog.Default().
 	Logger *slog.Logger
 

@@ -106,3 +106,17 @@ func TestEther_LinkToken(t *testing.T) {
 	}
 	awaitMsg(t, right, proto.LoginCheckResponse{User37: 77, Allowed: true})
 }
+
+// The real sidecar answers the handshake's FeatureQuery with LoginRelease,
+// and a released login lock is free at once (not after its 10 s).
+func TestEther_FeaturesAndLoginRelease(t *testing.T) {
+	sc := ethertest.Start(t)
+	c := startClient(t, etherlink.Config{Addr: sc.Addr(), NodeID: 10, QueryFeatures: true})
+	expectKind(t, c, etherlink.Connected)
+	awaitMsg(t, c, proto.Features{Mask: proto.FeatureLoginRelease})
+	c.Send(proto.LoginCheck{User37: 5151})
+	awaitMsg(t, c, proto.LoginCheckResponse{User37: 5151, Allowed: true})
+	c.Send(proto.LoginRelease{User37: 5151})
+	c.Send(proto.LoginCheck{User37: 5151}) // on the player's queue behind the release
+	awaitMsg(t, c, proto.LoginCheckResponse{User37: 5151, Allowed: true})
+}
