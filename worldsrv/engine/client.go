@@ -56,9 +56,10 @@ type Client struct {
 
 	// Owned by the tick goroutine.
 	state     clientState
-	buf       []byte  // this tick's frames, handed over in outputs
-	bufHint   int     // the size of the last chunk handed over: the next one starts with this capacity
-	player    *player // set while statePlaying
+	buf       []byte        // this tick's frames, handed over in outputs
+	bufHint   int           // the size of the last chunk handed over: the next one starts with this capacity
+	player    *player       // set while statePlaying
+	early     *pendingLogin // its early pending login, while its password is verified (startEarly)
 	lastHeard time.Time
 	overLimit bool // its address has more than MaxPerAddress connections
 }

@@ -19,8 +19,11 @@
 //	logins                takes the finished account checks, starts the
 //	                      checks of logins waiting for a slot, runs the login
 //	                      checks (duplicate → 5, full → 7, sidecar down → 8,
-//	                      LoginCheck to ether), releases the pending logins
-//	                      whose clients hung up
+//	                      LoginCheck to ether; with a sidecar that handles
+//	                      LoginRelease, LoginCheck and the load went out when
+//	                      the login was read, and a wrong password gives the
+//	                      lock back), releases the pending logins whose
+//	                      clients hung up
 //	process_ether_inbound drains EtherDrain events from the sidecar link
 //	                      (more batches while a backlog is queued, within
 //	                      EtherCatchUp): login answers, saves loaded, lists,

@@ -78,6 +78,8 @@ type Engine struct {
 	freePIDs      []uint16  // free pids, popped from the end (lowest last)
 	pending       map[uint64]*pendingLogin
 	pendingOrder  []*pendingLogin   // pending logins in arrival order
+	unauthed      int               // early pending logins still verifying their passwords
+	etherFeatures uint32            // the Features this link's sidecar announced; 0 until it does
 	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
 	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
 	tiles         tileIndex         // the info phase's players by tile

@@ -40,9 +40,12 @@ func (e *Engine) phaseEther(time.Time) {
 func (e *Engine) etherEvent(ev etherlink.Event) {
 	switch ev.Kind {
 	case etherlink.Connected:
+		e.etherFeatures = 0 // until this connection's sidecar says
 		e.resync()
 	case etherlink.Disconnected:
 		e.log.Warn("ether link lost: social features paused", "err", ev.Err)
+		e.etherFeatures = 0
+		e.forgetEarly()
 		if !e.link.Up() {
 			e.strandPending()
 		}
@@ -96,6 +99,8 @@ func (e *Engine) etherMessage(m etherproto.Message) {
 			e.send(p.c, proto.PrivateMessageIn{From37: m.Sender37, MsgID: m.MsgID,
 				Level: proto.Level(m.Level), Text: strings.ToValidUTF8(string(m.Body), "?")})
 		}
+	case etherproto.Features:
+		e.etherFeatures = m.Mask
 	case etherproto.PlayerSaveAck:
 		e.counters.savesAcked.Add(1)
 		if !m.Success {

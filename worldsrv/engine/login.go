@@ -1,25 +1,44 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	etherproto "github.com/corrosion/corrosion/ether/proto"
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
-// pendingLogin is a login past its account check, waiting for ether: first
-// the LoginCheckResponse, then (pid set, PlayerLogin sent) the save.
+// pendingLogin is a login waiting for ether: past its account check, first
+// the LoginCheckResponse, then (pid set, PlayerLogin sent) the save. An
+// early one (a sidecar that handles LoginRelease) sent its LoginCheck and
+// PlayerLoadRequest at its arrival, so that ether answers while the
+// password is verified; it completes when both are done (advance).
 type pendingLogin struct {
 	c        *Client
-	acc      Account
-	deadline uint64 // the tick at which it is answered 13
-	pid      uint16 // 0 until ether allowed the login
+	acc      Account // early: only User37 until authed
+	deadline uint64  // the tick at which it is answered 13; early: none until authed
+	pid      uint16  // 0 until ether allowed the login (and, early, the password was right)
+	early    bool    // LoginCheck and PlayerLoadRequest sent before the password was verified
+	authed   bool    // the password was verified (always, unless early)
+	checked  bool    // early: the LoginCheckResponse came
+	allowed  bool    // early: what it said
+	loaded   bool    // early: the PlayerLoadResponse came
+	blob     []byte  // early: its save data
 }
 
-// occupied is how many players are online or past their account check.
-func (e *Engine) occupied() int { return len(e.byUser) + len(e.pending) }
+// occupied is how many players are online or past their account check (an
+// early pending login still verifying its password is not).
+func (e *Engine) occupied() int { return len(e.byUser) + len(e.pending) - e.unauthed }
+
+// overlaps reports whether a login's LoginCheck may go before its password
+// is verified: only with a sidecar that announced LoginRelease on this
+// connection (a wrong password must give the login lock back at once).
+func (e *Engine) overlaps() bool {
+	return e.link != nil && e.etherFeatures&etherproto.FeatureLoginRelease != 0 && e.link.Up()
+}
 
 // queuedLogin is a Login waiting for an account check slot: beyond
 // MaxAuthInFlight checks running, a storm's logins wait their turn in
@@ -99,6 +118,9 @@ func (e *Engine) startQueued() {
 func (e *Engine) startCheck(c *Client, name, password string) {
 	c.state = stateAuthing
 	e.authing++
+	if e.overlaps() {
+		e.startEarly(c, name)
+	}
 	go func() {
 		// The check waits its turn for a hashing slot as long as the
 		// client waits (the store has no time bound of its own): a
@@ -116,6 +138,87 @@ func (e *Engine) startCheck(c *Client, name, password string) {
 		acc, err := e.accounts.Login(ctx, name, password)
 		e.auths <- authResult{c: c, acc: acc, err: err}
 	}()
+}
+
+// startEarly sends c's LoginCheck and PlayerLoadRequest now, while its
+// password is verified, unless another login of the same name is pending
+// (that one holds the lock: its release must not be this one's) or the
+// player is online; those take the verify-first way, as before.
+func (e *Engine) startEarly(c *Client, name string) {
+	user, err := proto.EncodeName(name) // the account's User37 (account.Account)
+	if err != nil || e.pending[user] != nil || e.byUser[user] != nil {
+		return
+	}
+	if !e.link.Send(etherproto.LoginCheck{User37: user}) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
+		return // the check may be sent: its release goes the same way (dropPending)
+	}
+	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true}
+	e.pending[user] = p
+	e.pendingOrder = append(e.pendingOrder, p)
+	e.unauthed++
+	c.early = p
+}
+
+// earlyAuthed carries an early login on once its password was verified.
+// The password decides first, whatever ether said meanwhile: a wrong one
+// is answered 3 at once, exactly as a verify-first login (no oracle), and
+// its login lock is given back (dropPending). A right one waits for
+// ether's answers for at most PendingTicks from now.
+func (e *Engine) earlyAuthed(p *pendingLogin, r authResult) {
+	c := p.c
+	if r.err != nil || c.hungUp() {
+		e.dropPending(p)
+		switch {
+		case c.hungUp():
+			c.state = stateClosing
+		case errors.Is(r.err, ErrBadCredentials):
+			e.answer(c, proto.LoginBadCredentials)
+		default:
+			e.log.Warn("login: account check failed", "err", r.err)
+			e.answer(c, proto.LoginCouldNotComplete)
+		}
+		return
+	}
+	if r.acc.User37 != p.acc.User37 {
+		e.dropPending(p) // cannot be: the account is its name's
+		e.answer(c, proto.LoginCouldNotComplete)
+		return
+	}
+	e.unauthed--
+	p.authed, p.acc = true, r.acc
+	switch {
+	case e.shutting.Load():
+		e.dropPending(p)
+		e.answer(c, proto.LoginShuttingDown)
+	case e.occupied() > e.cfg.MaxPlayers || len(e.freePIDs) == 0:
+		e.dropPending(p)
+		e.answer(c, proto.LoginWorldFull)
+	default:
+		c.state = statePending
+		p.deadline = e.tick + uint64(e.cfg.PendingTicks)
+		e.advance(p)
+	}
+}
+
+// advance completes an early login whose password was right once ether's
+// answers are in: 5 when the check denied, else PlayerLogin and, with its
+// save, in.
+func (e *Engine) advance(p *pendingLogin) {
+	if !p.authed || !p.checked {
+		return
+	}
+	if !p.allowed {
+		delete(e.pending, p.acc.User37)
+		e.answer(p.c, proto.LoginAlreadyOnline)
+		return
+	}
+	if p.pid == 0 {
+		p.pid = e.allocPID()
+		e.link.Send(etherproto.PlayerLogin{User37: p.acc.User37, PID: p.pid})
+	}
+	if p.loaded {
+		e.complete(p, p.blob)
+	}
 }
 
 // phaseLogins takes the finished account checks, starts the checks of the
@@ -153,7 +256,9 @@ func (e *Engine) sweepPending(expire bool) {
 			continue // answered already
 		case p.c.hungUp():
 			e.dropPending(p)
-			p.c.state = stateClosing
+			if p.authed {
+				p.c.state = stateClosing
+			} // else its account check's end closes it (authDone)
 			continue
 		case expire && e.tick >= p.deadline:
 			e.dropPending(p)
@@ -172,23 +277,47 @@ func (e *Engine) sweepPending(expire bool) {
 // after PendingTicks would only say so later. (When the link is already
 // back, a pending login may have been sent on the new connection: it keeps
 // its deadline.)
+//
+// An early login still verifying its password is only forgotten: its
+// account check's end takes the verify-first way (authDone).
 func (e *Engine) strandPending() {
 	for _, p := range e.pendingOrder {
 		if e.pending[p.acc.User37] == p {
 			e.dropPending(p)
-			e.answer(p.c, proto.LoginServerOffline)
+			if p.authed {
+				e.answer(p.c, proto.LoginServerOffline)
+			}
 		}
 	}
 	clear(e.pendingOrder)
 	e.pendingOrder = e.pendingOrder[:0]
 }
 
-// dropPending forgets p, releasing its ether session when it has one.
+// forgetEarly forgets the early pending logins still verifying their
+// passwords, when the link was lost: their LoginChecks may have gone to
+// the dead connection. Each one's account check then takes the
+// verify-first way (authDone).
+func (e *Engine) forgetEarly() {
+	for _, p := range e.pendingOrder {
+		if e.pending[p.acc.User37] == p && !p.authed {
+			e.dropPending(p)
+		}
+	}
+}
+
+// dropPending forgets p, releasing its ether session when it has one, or
+// the login lock its early LoginCheck took (unless ether denied it).
 func (e *Engine) dropPending(p *pendingLogin) {
 	delete(e.pending, p.acc.User37)
-	if p.pid != 0 {
+	if !p.authed {
+		e.unauthed--
+	}
+	switch {
+	case p.pid != 0:
 		e.link.Send(etherproto.PlayerLogout{User37: p.acc.User37})
 		e.freePID(p.pid)
+	case p.early && (!p.checked || p.allowed):
+		e.link.Send(etherproto.LoginRelease{User37: p.acc.User37})
 	}
 }
 
@@ -198,6 +327,17 @@ func (e *Engine) authDone(r authResult) {
 	c := r.c
 	if c.state != stateAuthing {
 		return // gone while its password was checked
+	}
+	if p := c.early; p != nil {
+		c.early = nil
+		if e.pending[p.acc.User37] == p {
+			e.earlyAuthed(p, r)
+			return
+		} // forgotten (link lost, hang-up): the verify-first way
+	}
+	if c.hungUp() {
+		c.state = stateClosing // gone: no LoginCheck for it
+		return
 	}
 	if r.err != nil && c.hungUp() {
 		c.state = stateClosing // gave up while its password waited to be checked
@@ -227,7 +367,7 @@ func (e *Engine) authDone(r authResult) {
 		e.answer(c, proto.LoginServerOffline)
 	default:
 		c.state = statePending
-		p := &pendingLogin{c: c, acc: r.acc, deadline: e.tick + uint64(e.cfg.PendingTicks)}
+		p := &pendingLogin{c: c, acc: r.acc, deadline: e.tick + uint64(e.cfg.PendingTicks), authed: true}
 		e.pending[user] = p
 		e.pendingOrder = append(e.pendingOrder, p)
 	}
@@ -237,6 +377,13 @@ func (e *Engine) authDone(r authResult) {
 // PlayerLoadRequest when allowed, 5 when not.
 func (e *Engine) loginChecked(m etherproto.LoginCheckResponse) {
 	p := e.pending[m.User37]
+	if p != nil && p.early {
+		if !p.checked {
+			p.checked, p.allowed = true, m.Allowed
+			e.advance(p)
+		}
+		return
+	}
 	if p == nil || p.pid != 0 {
 		if m.Allowed && p == nil {
 			e.log.Debug("login check answered after its login ended", "user", m.User37)
@@ -256,14 +403,25 @@ func (e *Engine) loginChecked(m etherproto.LoginCheckResponse) {
 // loaded is ether's answer to PlayerLoadRequest: the login completes.
 func (e *Engine) loaded(m etherproto.PlayerLoadResponse) {
 	p := e.pending[m.User37]
+	if p != nil && p.early && !p.loaded {
+		p.loaded, p.blob = true, bytes.Clone(m.SaveData)
+		e.advance(p)
+		return
+	}
 	if p == nil || p.pid == 0 {
 		return
 	}
-	delete(e.pending, m.User37)
-	blob := m.SaveData
-	if kept, ok := e.saves[m.User37]; ok {
+	e.complete(p, m.SaveData)
+}
+
+// complete lets p in with its save data blob (unless a newer one was kept
+// while the link was down).
+func (e *Engine) complete(p *pendingLogin, blob []byte) {
+	user := p.acc.User37
+	delete(e.pending, user)
+	if kept, ok := e.saves[user]; ok {
 		blob = kept // newer: saved while the link was down
-		delete(e.saves, m.User37)
+		delete(e.saves, user)
 	}
 	e.accept(p.c, p.acc, p.pid, blob)
 }

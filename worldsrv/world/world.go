@@ -129,7 +129,8 @@ func (w *World) startEther(ctx context.Context) error {
 		}
 	}
 	w.link = etherlink.New(etherlink.Config{Addr: cfg.EtherAddr(), NodeID: cfg.NodeID,
-		Token: []byte(cfg.LinkToken), Info: cfg.WorldInfo(), Logger: w.log}) // the client adds component=etherlink and addr
+		Token: []byte(cfg.LinkToken), Info: cfg.WorldInfo(), Logger: w.log,
+		QueryFeatures: true}) // the client adds component=etherlink and addr; Features lets logins overlap their password check (engine)
 	return nil
 }
 

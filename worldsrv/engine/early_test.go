@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	etherproto "github.com/corrosion/corrosion/ether/proto"
+	"github.com/corrosion/corrosion/worldsrv/account/accounttest"
+	"github.com/corrosion/corrosion/worldsrv/proto"
+)
+
+// earlyWorld is a world linked to a scripted sidecar that announced
+// LoginRelease, with alice's account (password "pw") registered.
+func earlyWorld(t *testing.T) (*world, *scriptedPeer) {
+	t.Helper()
+	accs := storeAccounts{accounttest.New(t)}
+	if _, err := accs.Login(context.Background(), "alice", "pw"); err != nil {
+		t.Fatal(err)
+	}
+	peer := newScriptedPeer(t)
+	link := startLink(t, peer.addr)
+	w := newWorld(t, Config{PendingTicks: 3000}, Deps{Accounts: accs, Link: link})
+	w.tickUntil("link up", link.Up)
+	peer.answer(etherproto.Features{Mask: etherproto.FeatureLoginRelease})
+	w.tickUntil("features known", func() bool { return w.e.etherFeatures != 0 })
+	return w, peer
+}
+
+// answered ticks until c has its login answer and returns its code.
+func answered(t *testing.T, w *world, c *client) proto.LoginCode {
+	t.Helper()
+	var got []proto.WorldMessage
+	w.tickUntil("the login answered", func() bool { got = append(got, c.take()...); return len(got) > 0 })
+	return code(t, got)
+}
+
+// With a sidecar that handles LoginRelease, the LoginCheck and the load go
+// out in the tick that reads the login, before its password is verified,
+// and the login completes when both are done.
+func TestLogin_Early_CheckOverlapsThePassword(t *testing.T) {
+	w, peer := earlyWorld(t)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "alice", Password: "pw"})
+	user := mustEncode(t, "alice")
+	w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
+	if m := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck); m.User37 != user {
+		t.Fatalf("LoginCheck for %d", m.User37)
+	}
+	peer.await(etherproto.OpPlayerLoadRequest)
+	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true}, etherproto.PlayerLoadResponse{User37: user})
+	if got := answered(t, w, c); got != proto.LoginOK {
+		t.Fatalf("code %v, want 2", got)
+	}
+	if m := peer.await(etherproto.OpPlayerLogin).(*etherproto.PlayerLogin); m.User37 != user || m.PID == 0 {
+		t.Fatalf("PlayerLogin %+v", m)
+	}
+}
+
+// A wrong password is answered 3 whatever ether said (no oracle), and the
+// login lock an allowed check took is given back at once.
+func TestLogin_Early_WrongPassword_Answered3AndLockReleased(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "check allowed", false: "check denied"}[allowed], func(t *testing.T) {
+			w, peer := earlyWorld(t)
+			c := w.connect("10.0.0.1")
+			c.deliver(&proto.Login{Username: "alice", Password: "wrong"})
+			user := mustEncode(t, "alice")
+			w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
+			peer.await(etherproto.OpLoginCheck)
+			peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: allowed}, etherproto.PlayerLoadResponse{User37: user})
+			if got := answered(t, w, c); got != proto.LoginBadCredentials {
+				t.Fatalf("code %v, want 3", got)
+			}
+			if allowed {
+				if m := peer.await(etherproto.OpLoginRelease).(*etherproto.LoginRelease); m.User37 != user {
+					t.Fatalf("LoginRelease for %d", m.User37)
+				}
+			}
+			w.tickUntil("nothing pending", func() bool { return len(w.e.pending) == 0 && w.e.unauthed == 0 })
+		})
+	}
+}
