@@ -80,3 +80,23 @@ func TestLogin_Early_WrongPassword_Answered3AndLockReleased(t *testing.T) {
 		})
 	}
 }
+
+// A client that hangs up while its password is verified gives its early
+// check's lock back, and no session is started for it.
+func TestLogin_Early_Hangup_LockReleased(t *testing.T) {
+	w, peer := earlyWorld(t)
+	c := w.connect("10.0.0.1")
+	c.deliver(&proto.Login{Username: "alice", Password: "pw"})
+	user := mustEncode(t, "alice")
+	w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
+	peer.await(etherproto.OpLoginCheck)
+	c.c.Hangup()
+	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true}, etherproto.PlayerLoadResponse{User37: user})
+	w.tickUntil("the login gone", func() bool { return len(w.e.pending) == 0 && w.e.authing == 0 })
+	if m := peer.await(etherproto.OpLoginRelease).(*etherproto.LoginRelease); m.User37 != user {
+		t.Fatalf("LoginRelease for %d", m.User37)
+	}
+	if n := w.e.Stats().Players; n != 0 {
+		t.Fatalf("%d online, want 0", n)
+	}
+}
