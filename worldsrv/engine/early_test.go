@@ -26,6 +26,19 @@ func earlyWorld(t *testing.T) (*world, *scriptedPeer) {
 	return w, peer
 }
 
+// earlyLogin has c log in as alice with password and returns alice's
+// user37 once the world read the login and the sidecar got its LoginCheck.
+func earlyLogin(t *testing.T, w *world, peer *scriptedPeer, c *client, password string) uint64 {
+	t.Helper()
+	c.deliver(&proto.Login{Username: "alice", Password: password})
+	user := mustEncode(t, "alice")
+	w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
+	if m := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck); m.User37 != user {
+		t.Fatalf("LoginCheck for %d", m.User37)
+	}
+	return user
+}
+
 // answered ticks until c has its login answer and returns its code.
 func answered(t *testing.T, w *world, c *client) proto.LoginCode {
 	t.Helper()
@@ -40,12 +53,7 @@ func answered(t *testing.T, w *world, c *client) proto.LoginCode {
 func TestLogin_Early_CheckOverlapsThePassword(t *testing.T) {
 	w, peer := earlyWorld(t)
 	c := w.connect("10.0.0.1")
-	c.deliver(&proto.Login{Username: "alice", Password: "pw"})
-	user := mustEncode(t, "alice")
-	w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
-	if m := peer.await(etherproto.OpLoginCheck).(*etherproto.LoginCheck); m.User37 != user {
-		t.Fatalf("LoginCheck for %d", m.User37)
-	}
+	user := earlyLogin(t, w, peer, c, "pw")
 	peer.await(etherproto.OpPlayerLoadRequest)
 	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true}, etherproto.PlayerLoadResponse{User37: user})
 	if got := answered(t, w, c); got != proto.LoginOK {
@@ -63,10 +71,7 @@ func TestLogin_Early_WrongPassword_Answered3AndLockReleased(t *testing.T) {
 		t.Run(map[bool]string{true: "check allowed", false: "check denied"}[allowed], func(t *testing.T) {
 			w, peer := earlyWorld(t)
 			c := w.connect("10.0.0.1")
-			c.deliver(&proto.Login{Username: "alice", Password: "wrong"})
-			user := mustEncode(t, "alice")
-			w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
-			peer.await(etherproto.OpLoginCheck)
+			user := earlyLogin(t, w, peer, c, "wrong")
 			peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: allowed}, etherproto.PlayerLoadResponse{User37: user})
 			if got := answered(t, w, c); got != proto.LoginBadCredentials {
 				t.Fatalf("code %v, want 3", got)
@@ -86,10 +91,7 @@ func TestLogin_Early_WrongPassword_Answered3AndLockReleased(t *testing.T) {
 func TestLogin_Early_Hangup_LockReleased(t *testing.T) {
 	w, peer := earlyWorld(t)
 	c := w.connect("10.0.0.1")
-	c.deliver(&proto.Login{Username: "alice", Password: "pw"})
-	user := mustEncode(t, "alice")
-	w.tickUntil("the login read", func() bool { return w.e.pending[user] != nil })
-	peer.await(etherproto.OpLoginCheck)
+	user := earlyLogin(t, w, peer, c, "pw")
 	c.c.Hangup()
 	peer.answer(etherproto.LoginCheckResponse{User37: user, Allowed: true}, etherproto.PlayerLoadResponse{User37: user})
 	w.tickUntil("the login gone", func() bool { return len(w.e.pending) == 0 && w.e.authing == 0 })
