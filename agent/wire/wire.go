@@ -244,7 +244,10 @@ const (
 	CodeShuttingDown     = "shutting_down"     // the agent is stopping
 	CodeUnknownInstance  = "unknown_instance"  // no agent of the license runs this instance id
 	CodeInternal         = "internal"
-	CodeReplyTooLarge    = "reply_too_large" // the reply would not fit in one NATS message
+	// CodeProvisioningDisabled: a provisioning func (templates, …) on a
+	// host whose [agent] provisioning is off.
+	CodeProvisioningDisabled = "provisioning_disabled"
+	CodeReplyTooLarge        = "reply_too_large" // the reply would not fit in one NATS message
 )
 
 // Error is the error a handler returns to produce an ErrorReply with a code.
