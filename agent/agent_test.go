@@ -108,6 +108,9 @@ password = "pw"
 	byID := map[string]wire.InstanceReport{}
 	for _, in := range hb.Instances {
 		byID[in.ID] = in
+		if in.Source != wire.SourceHost {
+			t.Errorf("%s: source %q, want %q (defined in agent.toml)", in.ID, in.Source, wire.SourceHost)
+		}
 	}
 	if g := byID["game1"]; g.State != wire.StateStopped || g.Label != "Game One" || g.RootDiskFreeMB == nil {
 		t.Fatalf("game1 report %+v", g)

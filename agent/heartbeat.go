@@ -88,7 +88,8 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
-	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst)}
+	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
+		Source: wire.SourceHost} // every instance comes from agent.toml until instance_create lands
 	if inst.sup != nil {
 		st := inst.sup.Status()
 		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID

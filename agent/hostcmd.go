@@ -20,5 +20,8 @@ func (a *Agent) hostFuncs() funcTable {
 		wire.FuncSysinfo: slow(func(ctx context.Context, _ wire.Request) (any, error) {
 			return wire.SysinfoReply{Snapshot: a.Heartbeat(ctx)}, nil
 		}),
+		wire.FuncTemplates: quick(func(context.Context, wire.Request) (any, error) {
+			return a.templates()
+		}),
 	}}
 }

@@ -68,6 +68,18 @@ type Agent struct {
 	// demo fleet must die with it; default false (games survive an agent
 	// restart or upgrade).
 	GamesDieWithAgent bool `toml:"games_die_with_agent"`
+
+	// Provisioning turns on the host funcs that create, update and delete
+	// instances from the panel (templates, instance_create, …); default
+	// false: they are refused with provisioning_disabled.
+	Provisioning bool `toml:"provisioning"`
+	// InstancesRoot is the directory under which every created instance
+	// has its root (default DefaultInstancesRoot).
+	InstancesRoot string `toml:"instances_root"`
+	// AllowedPrograms are the programs outside an instance's root that a
+	// created instance may run (absolute paths, or names resolved on PATH):
+	// e.g. wine, java, /usr/games/minetestserver.
+	AllowedPrograms []string `toml:"allowed_programs"`
 }
 
 // ErrRunAsRoot: the agent runs as root and allow_root is not set, so it

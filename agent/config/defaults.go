@@ -59,6 +59,7 @@ func (c *Config) applyDefaults(p *presence) {
 	setDefault(&a.NATSURL, DefaultNATSURL, p.agentSet("nats_url"))
 	setDefault(&a.HeartbeatSeconds, DefaultHeartbeatSeconds, p.agentSet("heartbeat_seconds"))
 	setDefault(&a.StateDir, DefaultStateDir(), p.agentSet("state_dir"))
+	setDefault(&a.InstancesRoot, DefaultInstancesRoot(), p.agentSet("instances_root"))
 	setDefault(&a.LogLevel, DefaultLogLevel, p.agentSet("log_level"))
 	setDefault(&a.ConsoleLineLimit, DefaultConsoleLineLimit, p.agentSet("console_line_limit"))
 	setDefault(&a.ConsoleWindow, Duration{DefaultConsoleWindow}, p.agentSet("console_window"))

@@ -43,8 +43,9 @@ password = "p"
 		ConsoleLineLimit: 2000, ConsoleWindow: Duration{100 * time.Millisecond}, ConsoleRingLines: 1000,
 		BackoffInitial: Duration{time.Second}, BackoffMax: Duration{time.Minute},
 		HealthyAfter: Duration{5 * time.Minute}, CrashLoopCount: 5, CrashLoopWindow: Duration{10 * time.Minute},
+		InstancesRoot: DefaultInstancesRoot(),
 	}
-	if c.Agent != want {
+	if !reflect.DeepEqual(c.Agent, want) {
 		t.Errorf("agent defaults:\n got %+v\nwant %+v", c.Agent, want)
 	}
 	a, b := c.Instances[0], c.Instances[1]

@@ -84,6 +84,7 @@ func (a *Agent) validate(p *problems) {
 	positiveDur(p, "agent.restart_healthy_after", a.HealthyAfter)
 	positive(p, "agent.crash_loop_count", a.CrashLoopCount)
 	positiveDur(p, "agent.crash_loop_window", a.CrashLoopWindow)
+	a.validateProvisioning(p)
 }
 
 func positive(p *problems, field string, v int) {

@@ -9,6 +9,10 @@ const (
 	FuncPing    = "ping"
 	FuncProbe   = "probe"
 	FuncSysinfo = "sysinfo"
+	// FuncTemplates lists the templates the agent accepts for
+	// instance_create (refused with CodeProvisioningDisabled unless
+	// [agent] provisioning is on).
+	FuncTemplates = "templates"
 )
 
 // Instance funcs, on an instance's cmd subject. The four power funcs are

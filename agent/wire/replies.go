@@ -49,3 +49,50 @@ type LogsReply struct {
 type RCONReply struct {
 	Output string `json:"output"`
 }
+
+// TemplatesReply answers host.cmd templates: the templates this agent
+// accepts for instance_create, sorted by id.
+type TemplatesReply struct {
+	Templates []TemplateInfo `json:"templates"`
+}
+
+// TemplateInfo is one template as the panel's New server form needs it
+// (docs/templates.md has the meaning of each field).
+type TemplateInfo struct {
+	ID          string             `json:"id"`
+	Name        string             `json:"name"`
+	Game        string             `json:"game"`
+	Version     int                `json:"version"`
+	Description string             `json:"description,omitempty"`
+	Variables   []TemplateVariable `json:"variables"`
+	Ports       []TemplatePort     `json:"ports"`
+}
+
+// TemplateVariable is one variable of a TemplateInfo. A secret's default
+// is never sent.
+type TemplateVariable struct {
+	Key             string   `json:"key"`
+	Name            string   `json:"name"`
+	Description     string   `json:"description,omitempty"`
+	Type            string   `json:"type"`
+	Default         string   `json:"default,omitempty"`
+	Required        bool     `json:"required,omitempty"`
+	Min             *int64   `json:"min,omitempty"`
+	Max             *int64   `json:"max,omitempty"`
+	MaxLength       int      `json:"max_length,omitempty"`
+	Pattern         string   `json:"pattern,omitempty"`
+	Options         []string `json:"options,omitempty"`
+	Visible         bool     `json:"user_visible"`
+	Editable        bool     `json:"user_editable"`
+	RestartRequired bool     `json:"restart_required,omitempty"`
+}
+
+// TemplatePort is one port of a TemplateInfo: its number is Default, or
+// the value of the port variable Variable plus Offset.
+type TemplatePort struct {
+	Name     string `json:"name"`
+	Protocol string `json:"protocol"`
+	Default  int    `json:"default,omitempty"`
+	Variable string `json:"variable,omitempty"`
+	Offset   int    `json:"offset,omitempty"`
+}

@@ -130,8 +130,18 @@ type InstanceReport struct {
 	// memory. Omitted when not running or not measurable.
 	CPUPercent *float64 `json:"cpu_percent,omitempty"`
 	RSSMB      *uint64  `json:"rss_mb,omitempty"`
+	// Source says who defined the instance: SourceHost (agent.toml; not
+	// editable from the panel) or SourcePanel (created through
+	// instance_create). Absent from agents older than provisioning.
+	Source string `json:"source,omitempty"`
 	Consoles
 }
+
+// Where an instance is defined (InstanceReport.Source).
+const (
+	SourceHost  = "host"  // [[instance]] of agent.toml
+	SourcePanel = "panel" // created through instance_create
+)
 
 // Consoles says which consoles an instance offers, in the heartbeat's
 // instance entries and the status reply, so that a panel can say up front
@@ -244,7 +254,10 @@ const (
 	CodeShuttingDown     = "shutting_down"     // the agent is stopping
 	CodeUnknownInstance  = "unknown_instance"  // no agent of the license runs this instance id
 	CodeInternal         = "internal"
-	CodeReplyTooLarge    = "reply_too_large" // the reply would not fit in one NATS message
+	// CodeProvisioningDisabled: a provisioning func (templates, …) on a
+	// host whose [agent] provisioning is off.
+	CodeProvisioningDisabled = "provisioning_disabled"
+	CodeReplyTooLarge        = "reply_too_large" // the reply would not fit in one NATS message
 )
 
 // Error is the error a handler returns to produce an ErrorReply with a code.
