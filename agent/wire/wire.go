@@ -207,6 +207,9 @@ type StateEvent struct {
 	PID        int    `json:"pid,omitempty"`
 	CrashCount int    `json:"crash_count,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Task is set on the event that ends a provisioning task
+	// (install, update_check, steam_update, oxide_install).
+	Task *TaskResult `json:"task,omitempty"`
 }
 
 // ConsoleMessage is published on {instance}.console.
@@ -234,6 +237,9 @@ type ErrorReply struct {
 	Status  string `json:"status"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
+	// Field names the request field a refusal is about (a variable's
+	// key, "id", "template"…), for a form to put the error beside it.
+	Field string `json:"field,omitempty"`
 }
 
 // Stable error codes (docs/agent.md lists when each is sent).
@@ -266,6 +272,7 @@ const (
 type Error struct {
 	Code    string
 	Msg     string
+	Field   string // ErrorReply.Field
 	Payload any
 }
 
@@ -299,6 +306,7 @@ func EncodeError(err error) []byte {
 	switch {
 	case errors.As(err, &we):
 		rep.Code = we.Code
+		rep.Field = we.Field
 	case errors.Is(err, ErrMalformed):
 		rep.Code = CodeMalformed
 	case errors.Is(err, ErrMissingFunc):

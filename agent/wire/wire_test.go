@@ -267,3 +267,19 @@ func TestProbeReport_OutboundUnchanged(t *testing.T) {
 		t.Fatalf("inbound report\n got %s\nwant %s", b, want)
 	}
 }
+
+// A refusal of one field names it in the reply, for a form to show the
+// error beside that field.
+func TestEncodeError_Field(t *testing.T) {
+	err := &Error{Code: CodeInvalidValue, Msg: "MAX_PLAYERS: must be at most 500", Field: "MAX_PLAYERS"}
+	var rep ErrorReply
+	if jerr := json.Unmarshal(EncodeError(err), &rep); jerr != nil {
+		t.Fatal(jerr)
+	}
+	if rep.Code != CodeInvalidValue || rep.Field != "MAX_PLAYERS" || rep.Status != StatusError {
+		t.Fatalf("reply = %+v", rep)
+	}
+	if b := EncodeError(Errorf(CodeBusy, "busy")); strings.Contains(string(b), `"field"`) {
+		t.Fatalf("a refusal without a field says field: %s", b)
+	}
+}
