@@ -42,13 +42,17 @@ const (
 	CodeTaskFailed        = "task_failed"         // update_check could not get its answer
 )
 
-// InstanceCreateRequest is host.cmd instance_create.
+// InstanceCreateRequest is host.cmd instance_create. Template names one of
+// the agent's built-in templates; or TemplateTOML carries a template the
+// panel holds (an imported egg), which the agent validates as any template
+// and keeps with the instance (Template is then its id).
 type InstanceCreateRequest struct {
-	Func     string            `json:"func"`
-	ID       string            `json:"id"`
-	Template string            `json:"template"`
-	Values   map[string]string `json:"values,omitempty"`
-	Label    string            `json:"label,omitempty"`
+	Func         string            `json:"func"`
+	ID           string            `json:"id"`
+	Template     string            `json:"template"`
+	TemplateTOML string            `json:"template_toml,omitempty"`
+	Values       map[string]string `json:"values,omitempty"`
+	Label        string            `json:"label,omitempty"`
 }
 
 // InstanceUpdateRequest is host.cmd instance_update: the values given
