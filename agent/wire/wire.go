@@ -107,6 +107,10 @@ type HostInfo struct {
 	MemUsedMB     *uint64  `json:"mem_used_mb,omitempty"`
 	UptimeSeconds *uint64  `json:"uptime_seconds,omitempty"`
 	Disks         []Disk   `json:"disks,omitempty"`
+	// PublicAddress is where players reach this host (an IP or a DNS
+	// name, no port): [agent] public_address. The panel's inbound probe
+	// connects there and nowhere else; absent, it probes nothing.
+	PublicAddress string `json:"public_address,omitempty"`
 }
 
 // Disk is one mounted filesystem.
@@ -134,6 +138,15 @@ type InstanceReport struct {
 	// editable from the panel) or SourcePanel (created through
 	// instance_create). Absent from agents older than provisioning.
 	Source string `json:"source,omitempty"`
+	// Ports are the ports the instance declares (its template's, or
+	// agent.toml's [[instance.port]]): the only ones the inbound probe
+	// may try.
+	Ports []BoundPortInfo `json:"ports,omitempty"`
+	// Build is the installed build (a Steam game's manifest buildid);
+	// AvailableBuild the newest one the last update_check saw. Either is
+	// absent when unknown.
+	Build          string `json:"build,omitempty"`
+	AvailableBuild string `json:"available_build,omitempty"`
 	Consoles
 }
 
