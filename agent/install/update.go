@@ -1,0 +1,201 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/steam"
+	"github.com/corrosion/corrosion/agent/template"
+)
+
+// Check is update_check's answer for the spec's game.
+type Check struct {
+	App    string // the steam app id
+	Branch string // "public" or the beta
+	steam.Check
+}
+
+// UpdateCheck compares the game's installed build (its appmanifest) with
+// the branch's current build on Steam (steamcmd app_info_print, after
+// removing the stale appinfo.vdf): agent/steam's UpdateCheck, in turn with
+// the host's other steamcmd runs.
+func (in *Installer) UpdateCheck(ctx context.Context, job Job) (Check, error) {
+	s := steamSource(job.Spec)
+	if s == nil {
+		return Check{}, &Error{Code: CodeNoSteam, Msg: fmt.Sprintf("template %s installs no Steam app: nothing to check", job.Spec.TemplateID)}
+	}
+	c := Check{App: appID(s.AppID), Branch: s.Branch}
+	if c.Branch == "" {
+		c.Branch = "public"
+	}
+	err := in.withSteam(ctx, &job, func(r *steam.Runner) error {
+		var err error
+		c.Check, err = r.UpdateCheck(ctx, job.Root, c.App, s.Branch, job.Progress)
+		return err
+	})
+	return c, err
+}
+
+// Hooks are what steam_update needs of the instance's supervisor. Nil
+// funcs are skipped (Running nil: not running).
+type Hooks struct {
+	Running func() bool                                  // is the game running now
+	Warn    func(ctx context.Context, text string) error // tell the players (console or RCON)
+	Stop    func(ctx context.Context) error              // the graceful stop
+	Start   func(ctx context.Context) error              // start it again
+}
+
+// UpdateOptions are steam_update's request.
+type UpdateOptions struct {
+	Force bool          // update even when the build is current
+	Warn  time.Duration // how long players are warned before the stop
+}
+
+// SteamUpdate updates the game when a newer build is available (or always
+// with Force): warn the players and wait opts.Warn, stop it gracefully,
+// app_update (retried as agent/steam classifies), confirm the new build in
+// the re-read manifest, reapply the after_game_update steps, and start it
+// again if it was running. A failed update leaves the game stopped.
+func (in *Installer) SteamUpdate(ctx context.Context, job Job, opts UpdateOptions, hooks Hooks) (Result, error) {
+	s := steamSource(job.Spec)
+	if s == nil {
+		return Result{}, &Error{Code: CodeNoSteam, Msg: fmt.Sprintf("template %s installs no Steam app: nothing to update", job.Spec.TemplateID)}
+	}
+	if err := prepareRoot(job.Root); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	if m, err := steam.Installed(job.Root, appID(s.AppID)); err == nil {
+		res.OldBuild = m.BuildID
+	}
+	if !opts.Force {
+		c, err := in.UpdateCheck(ctx, job)
+		if err != nil {
+			return res, err
+		}
+		if !c.UpdateAvailable {
+			job.say("build %s is the current build of %s: nothing to update", c.Installed, c.Branch)
+			res.NewBuild = c.Installed
+			return res, nil
+		}
+		job.say("update available: build %s → %s", orNone(c.Installed), c.Available)
+	}
+	wasRunning := hooks.Running != nil && hooks.Running()
+	if wasRunning {
+		if err := warnAndStop(ctx, &job, opts.Warn, hooks); err != nil {
+			return res, err
+		}
+	}
+	if err := in.updateGame(ctx, &job, &res); err != nil {
+		return res, err
+	}
+	if wasRunning && hooks.Start != nil {
+		job.say("starting the game again")
+		if err := hooks.Start(ctx); err != nil {
+			return res, &Error{Code: CodeStart, Msg: fmt.Sprintf("start after the update: %v", err), Err: err}
+		}
+		res.Started = true
+	}
+	return res, nil
+}
+
+// updateGame runs the steamcmd steps as an update, confirms the build and
+// reapplies the after_game_update steps.
+func (in *Installer) updateGame(ctx context.Context, job *Job, res *Result) error {
+	for i, src := range job.Spec.Sources {
+		if src.SteamCMD != nil {
+			if err := in.source(ctx, job, i, updateRun); err != nil {
+				return err
+			}
+		}
+	}
+	m, err := steam.Installed(job.Root, appID(steamSource(job.Spec).AppID))
+	if err != nil {
+		return &Error{Code: CodeFailed, Msg: fmt.Sprintf("confirm the update: %v", err), Err: err}
+	}
+	res.NewBuild, res.Updated = m.BuildID, true
+	job.say("game updated: build %s → %s", orNone(res.OldBuild), res.NewBuild)
+	return in.reapply(ctx, job)
+}
+
+// warnAndStop warns the players, waits, and stops the game.
+func warnAndStop(ctx context.Context, job *Job, warn time.Duration, hooks Hooks) error {
+	if warn > 0 && hooks.Warn != nil {
+		text := fmt.Sprintf("The server restarts for a game update in %d seconds.", int(math.Ceil(warn.Seconds())))
+		job.say("warning the players: %s", text)
+		if err := hooks.Warn(ctx, text); err != nil {
+			job.say("could not warn the players: %v", err) // the update goes on
+		}
+		t := time.NewTimer(warn)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return &Error{Code: CodeCanceled, Msg: "canceled while warning the players; the game was not stopped", Err: ctx.Err()}
+		case <-t.C:
+		}
+	}
+	if hooks.Stop == nil {
+		return nil
+	}
+	job.say("stopping the game")
+	if err := hooks.Stop(ctx); err != nil {
+		return &Error{Code: CodeStop, Msg: fmt.Sprintf("stop before the update: %v", err), Err: err}
+	}
+	return nil
+}
+
+// reapply runs again the steps a game update overwrites (github_release
+// with reapply = after_game_update).
+func (in *Installer) reapply(ctx context.Context, job *Job) error {
+	for i, src := range job.Spec.Sources {
+		if g := src.GitHubRelease; g != nil && g.Reapply == template.ReapplyAfterGameUpdate {
+			job.say("reapplying %s after the game update", g.Repo)
+			if err := in.source(ctx, job, i, updateRun); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// FrameworkVariable is the variable of the built-in rust template choosing
+// the mod framework.
+const FrameworkVariable = "FRAMEWORK"
+
+// OxideInstall installs the mod framework FRAMEWORK names (oxide or
+// carbon): the spec's github_release steps reapplied after game updates,
+// which Render kept because their condition on FRAMEWORK holds. The game
+// must be stopped (the caller's rule).
+func (in *Installer) OxideInstall(ctx context.Context, job Job) error {
+	if err := prepareRoot(job.Root); err != nil {
+		return err
+	}
+	n := 0
+	for i, src := range job.Spec.Sources {
+		if g := src.GitHubRelease; g != nil && g.Reapply == template.ReapplyAfterGameUpdate {
+			n++
+			if err := in.source(ctx, &job, i, updateRun); err != nil {
+				return err
+			}
+		}
+	}
+	if n == 0 {
+		fw, ok := job.Spec.Values[FrameworkVariable]
+		msg := fmt.Sprintf("template %s has no mod framework step", job.Spec.TemplateID)
+		if ok {
+			msg = fmt.Sprintf("%s is %q: no mod framework to install (set it to oxide or carbon first)", FrameworkVariable, fw)
+		}
+		return &Error{Code: CodeNoFramework, Msg: msg}
+	}
+	job.say("mod framework %s installed", job.Spec.Values[FrameworkVariable])
+	return nil
+}
+
+func orNone(build string) string {
+	if build == "" {
+		return "(none)"
+	}
+	return build
+}
