@@ -37,7 +37,7 @@ const (
 	CodeRootEscape        = "root_escape"         // the instance root would leave instances_root
 	CodePortInUse         = "port_in_use"         // another instance declares it, or another process holds it
 	CodeHostDefined       = "host_defined"        // an agent.toml instance: not editable from the panel
-	CodeInstanceRunning   = "instance_running"    // delete of a running instance without force
+	CodeInstanceRunning   = "instance_running"    // delete of a running instance without force; install/oxide_install while it runs
 	CodeNotProvisioned    = "not_provisioned"     // a task on an instance that has no template
 	CodeTaskFailed        = "task_failed"         // update_check could not get its answer
 )
