@@ -43,6 +43,7 @@ type Agent struct {
 	pub       *publisher           // immutable
 	metrics   *agentMetrics        // immutable; served on metrics_listen
 	hbKick    chan struct{}        // asks the heartbeat loop to publish now
+	tasks     *tasks               // immutable; install, update_check, steam_update, oxide_install
 }
 
 // instance is one configured instance with its parts.
@@ -68,6 +69,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 	}
 	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
 	a.metrics = newAgentMetrics(a)
+	a.tasks = newTasks(hostInstaller(logger), noTemplates, a.log)
 	for i := range cfg.Instances {
 		inst, err := a.newInstance(&cfg.Instances[i])
 		if err != nil {
@@ -127,7 +129,8 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 //
 // Start order: metrics listener (a bad metrics_listen fails before
 // anything else happens) → adopt → connect → serve commands.
-// Teardown order: stop serving commands → on a host shutdown (ctx
+// Teardown order: stop serving commands → wait for the running tasks
+// (cancelled with ctx) → on a host shutdown (ctx
 // cancelled with cause ErrHostShutdown) stop every running game and wait →
 // going_offline (500 ms budget) →
 // close supervisors (save adoption state) → drain NATS → stop the metrics
@@ -159,6 +162,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); ctxtime.Every(ctx, checkpointEvery, a.checkpointAll) }()
 	<-ctx.Done()
 	wg.Wait()
+	a.tasks.wait() // cancelled with ctx: steamcmd killed, downloads dropped, each ends with its event
 	for _, s := range subs {
 		_ = s.Unsubscribe()
 	}

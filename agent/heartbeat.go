@@ -97,6 +97,7 @@ func (a *Agent) report(inst *instance) wire.InstanceReport {
 		r.State = unmanagedState(inst.cfg.Root)
 	}
 	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.cfg.Root)
+	r.Build, r.AvailableBuild = a.tasks.builds(inst.cfg.ID)
 	return r
 }
 

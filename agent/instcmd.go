@@ -37,6 +37,11 @@ func (a *Agent) instanceFuncs(inst *instance) funcTable {
 		wire.FuncSend:    sendSpec(inst),
 		// rcon talks to the game server over TCP: it may take a while.
 		wire.FuncRCON: slow(func(ctx context.Context, req wire.Request) (any, error) { return rconExec(ctx, inst, req) }),
+		// Provisioning tasks (taskcmd.go).
+		wire.FuncInstall:      a.taskSpec(inst, wire.FuncInstall),
+		wire.FuncUpdateCheck:  a.updateCheckSpec(inst),
+		wire.FuncSteamUpdate:  a.taskSpec(inst, wire.FuncSteamUpdate),
+		wire.FuncOxideInstall: a.taskSpec(inst, wire.FuncOxideInstall),
 	}}
 }
 
@@ -50,6 +55,9 @@ func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
 		}
 		if inst.sup == nil {
 			return call{}, notManaged(inst)
+		}
+		if task := a.tasks.current(inst.cfg.ID); task != "" && (act == supervise.ActionStart || act == supervise.ActionRestart) {
+			return call{}, wire.Errorf(wire.CodeBusy, "instance %s is busy with %s; start it when the task has ended", inst.cfg.ID, task)
 		}
 		blocking := args.Wait || (act == supervise.ActionStart && len(inst.cfg.DependsOn) > 0)
 		return call{blocking: blocking, run: func(ctx context.Context) (any, error) {

@@ -68,4 +68,13 @@ func steamSource(s template.Spec) *template.SteamCMD {
 	return nil
 }
 
+// SteamApp is the app id of the spec's game (its first steamcmd step), ""
+// when it installs no Steam app.
+func SteamApp(s template.Spec) string {
+	if src := steamSource(s); src != nil {
+		return appID(src.AppID)
+	}
+	return ""
+}
+
 func appID(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,293 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/corrosion/corrosion/agent/install"
+	"github.com/corrosion/corrosion/agent/steam"
+	"github.com/corrosion/corrosion/agent/template"
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// The provisioning tasks (issue 19; docs/agent.md "Install and update"):
+// install, update_check, steam_update and oxide_install on an instance's
+// cmd subject, run by agent/install. One task per instance at a time
+// (busy otherwise); agent/install lets one steamcmd run at a time per host.
+// Progress goes to the instance's console as agent lines; the end is a
+// status event carrying wire.TaskResult.
+
+// Limits of a task.
+const (
+	defaultTaskDeadline = 3 * time.Hour // a whole task, retries included
+	maxWarnSeconds      = 3600          // steam_update's warn_seconds at most
+)
+
+// provisionLookup returns an instance's rendered template and root; ok is
+// false for an instance without a template (one of agent.toml's).
+type provisionLookup func(id string) (spec template.Spec, root string, ok bool)
+
+// noTemplates is the lookup of an agent whose every instance comes from
+// agent.toml.
+func noTemplates(string) (template.Spec, string, bool) { return template.Spec{}, "", false }
+
+// tasks runs the provisioning tasks of one agent.
+type tasks struct {
+	in       *install.Installer // immutable after newTasks
+	lookup   provisionLookup    // immutable after newTasks
+	deadline time.Duration      // immutable after newTasks
+	log      *slog.Logger       // immutable
+
+	mu        sync.Mutex
+	running   map[string]string // instance id -> the task running on it; guarded by mu
+	available map[string]string // instance id -> the build its last update_check saw; guarded by mu
+	wg        sync.WaitGroup    // the task goroutines; wait() at shutdown
+}
+
+func newTasks(in *install.Installer, lookup provisionLookup, log *slog.Logger) *tasks {
+	return &tasks{in: in, lookup: lookup, deadline: defaultTaskDeadline, log: log,
+		running: map[string]string{}, available: map[string]string{}}
+}
+
+// hostInstaller is the agent's installer: steamcmd is the first of
+// steamcmd, steamcmd.sh on PATH (none: a steamcmd step fails with
+// install_no_steamcmd).
+func hostInstaller(log *slog.Logger) *install.Installer {
+	o := install.Options{Log: log.With("component", "install")}
+	for _, name := range []string{"steamcmd", "steamcmd.sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			o.Steam = &steam.Runner{Path: p, Log: log.With("component", "steam")}
+			break
+		}
+	}
+	return install.New(o)
+}
+
+// begin claims id for task; the task already running on it is the error.
+func (t *tasks) begin(id, task string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cur := t.running[id]; cur != "" {
+		return wire.Errorf(wire.CodeBusy, "instance %s is busy with %s; one task at a time", id, cur)
+	}
+	t.running[id] = task
+	t.wg.Add(1)
+	return nil
+}
+
+func (t *tasks) end(id string) {
+	t.mu.Lock()
+	delete(t.running, id)
+	t.mu.Unlock()
+	t.wg.Done()
+}
+
+// current is the task running on id, "" if none.
+func (t *tasks) current(id string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.running[id]
+}
+
+// builds are the instance's installed build (its game's manifest, read
+// now) and the newest build its last update_check saw, for the heartbeat;
+// "" when unknown.
+func (t *tasks) builds(id string) (installed, available string) {
+	spec, root, ok := t.lookup(id)
+	if !ok {
+		return "", ""
+	}
+	if app := install.SteamApp(spec); app != "" {
+		if m, err := steam.Installed(root, app); err == nil {
+			installed = m.BuildID
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return installed, t.available[id]
+}
+
+// saw records the build an update_check saw.
+func (t *tasks) saw(id, build string) {
+	t.mu.Lock()
+	t.available[id] = build
+	t.mu.Unlock()
+}
+
+// wait waits for the running tasks (at shutdown, once their context is
+// cancelled, they end promptly).
+func (t *tasks) wait() { t.wg.Wait() }
+
+// taskFunc is one task's work.
+type taskFunc func(ctx context.Context, job install.Job) (install.Result, error)
+
+// taskSpec is the spec of the long tasks install, steam_update and
+// oxide_install: checked and claimed at once, answered with TaskReply,
+// run on their own goroutine.
+func (a *Agent) taskSpec(inst *instance, name string) spec {
+	return func(req wire.Request) (call, error) {
+		work, err := a.taskWork(inst, name, req)
+		if err != nil {
+			return call{}, err
+		}
+		job, err := a.claim(inst, name)
+		if err != nil {
+			return call{}, err
+		}
+		return call{run: func(ctx context.Context) (any, error) {
+			go a.runTask(ctx, inst, name, job, work)
+			return wire.TaskReply{Task: name}, nil
+		}}, nil
+	}
+}
+
+// taskWork decodes req and returns the task's work.
+func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (taskFunc, error) {
+	in := a.tasks.in
+	switch name {
+	case wire.FuncSteamUpdate:
+		var r wire.SteamUpdateRequest
+		if err := req.Decode(&r); err != nil {
+			return nil, err
+		}
+		if r.WarnSeconds < 0 || r.WarnSeconds > maxWarnSeconds {
+			return nil, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
+				Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
+		}
+		opts := install.UpdateOptions{Force: r.Force, Warn: time.Duration(r.WarnSeconds) * time.Second}
+		return func(ctx context.Context, job install.Job) (install.Result, error) {
+			return in.SteamUpdate(ctx, job, opts, a.updateHooks(inst))
+		}, nil
+	case wire.FuncOxideInstall:
+		return func(ctx context.Context, job install.Job) (install.Result, error) {
+			return install.Result{}, in.OxideInstall(ctx, job)
+		}, nil
+	}
+	return in.Install, nil
+}
+
+// claim checks that inst may run task now and claims it: provisioning on,
+// a template, managed, no other task; install and oxide_install need the
+// game stopped.
+func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
+	if err := a.provisioningOn(); err != nil {
+		return install.Job{}, err
+	}
+	spec, root, ok := a.tasks.lookup(inst.cfg.ID)
+	if !ok || inst.sup == nil {
+		return install.Job{}, wire.Errorf(wire.CodeNotProvisioned,
+			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.cfg.ID, task)
+	}
+	if task == wire.FuncInstall || task == wire.FuncOxideInstall {
+		if st := inst.sup.Status().State; st.Up() {
+			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s; stop it before %s", inst.cfg.ID, st, task)
+		}
+	}
+	if err := a.tasks.begin(inst.cfg.ID, task); err != nil {
+		return install.Job{}, err
+	}
+	sup := inst.sup
+	return install.Job{Spec: spec, Root: root, Progress: func(line string) {
+		sup.Inject(wire.StreamAgent, []string{task + ": " + line})
+	}}, nil
+}
+
+// runTask runs a claimed task to its end under the task deadline (and the
+// agent's life: shutdown cancels it) and publishes its result.
+func (a *Agent) runTask(ctx context.Context, inst *instance, name string, job install.Job, work taskFunc) {
+	defer a.tasks.end(inst.cfg.ID)
+	ctx, cancel := context.WithTimeout(ctx, a.tasks.deadline)
+	defer cancel()
+	start := time.Now()
+	job.Progress("started")
+	res, err := work(ctx, job)
+	tr := wire.TaskResult{Task: name, Result: wire.TaskOK, OldBuild: res.OldBuild, NewBuild: res.NewBuild,
+		Seconds: time.Since(start).Seconds()}
+	if err != nil {
+		tr.Result, tr.Code, tr.Message = wire.TaskFailed, install.Code(err), taskMessage(ctx, err)
+		job.Progress("failed: " + tr.Message)
+		a.log.Warn("task failed", "instance", inst.cfg.ID, "task", name, "code", tr.Code, "err", tr.Message)
+	} else {
+		job.Progress(fmt.Sprintf("done in %.1f s", tr.Seconds))
+	}
+	a.publishTask(inst, tr)
+}
+
+// taskMessage is err in words, saying when the deadline or a shutdown
+// ended the task.
+func taskMessage(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return err.Error() + " (the task ran past its deadline)"
+	case ctx.Err() != nil:
+		return err.Error() + " (the agent is shutting down)"
+	}
+	return err.Error()
+}
+
+// publishTask publishes the status event that ends a task: the instance's
+// state as it is, with the result.
+func (a *Agent) publishTask(inst *instance, tr wire.TaskResult) {
+	st := inst.sup.Status()
+	ev := wire.StateEvent{State: st.State, PID: st.PID, CrashCount: st.CrashCount, Task: &tr, Message: tr.Message}
+	inst.console.State(inst.cfg.ID, ev)
+}
+
+// updateCheckSpec is update_check: a task too (busy rules, progress, the
+// status event), answered with its result.
+func (a *Agent) updateCheckSpec(inst *instance) spec {
+	return func(wire.Request) (call, error) {
+		job, err := a.claim(inst, wire.FuncUpdateCheck)
+		if err != nil {
+			return call{}, err
+		}
+		return call{blocking: true, run: func(ctx context.Context) (any, error) {
+			var c install.Check
+			var failed error
+			a.runTask(ctx, inst, wire.FuncUpdateCheck, job, func(ctx context.Context, job install.Job) (install.Result, error) {
+				if c, failed = a.tasks.in.UpdateCheck(ctx, job); failed == nil {
+					a.tasks.saw(inst.cfg.ID, c.Available)
+				}
+				return install.Result{OldBuild: c.Installed, NewBuild: c.Available}, failed
+			})
+			if failed != nil {
+				return nil, wire.Errorf(wire.CodeTaskFailed, "update check of %s: %s (%s)", inst.cfg.ID, failed.Error(), install.Code(failed))
+			}
+			return wire.UpdateCheckReply{AppID: c.App, Branch: c.Branch, InstalledBuild: c.Installed,
+				AvailableBuild: c.Available, UpdateAvailable: c.UpdateAvailable, Partial: c.HalfFinished}, nil
+		}}, nil
+	}
+}
+
+// updateHooks are steam_update's ways to the game: warn through RCON when
+// the instance has it (else its console input), stop and start through
+// the supervisor.
+func (a *Agent) updateHooks(inst *instance) install.Hooks {
+	return install.Hooks{
+		Running: func() bool { return inst.sup.Status().State.Up() },
+		Warn: func(ctx context.Context, text string) error {
+			if inst.rcon != nil {
+				c, err := inst.rcon.get()
+				if err != nil {
+					return err
+				}
+				_, err = c.Exec(ctx, "say "+text)
+				return err
+			}
+			return inst.sup.Send("say " + text)
+		},
+		Stop: func(ctx context.Context) error {
+			if err := inst.sup.Stop(); err != nil {
+				return err
+			}
+			_, err := waitStatus(ctx, inst.sup, defaultWait+inst.cfg.StopTimeout(), settled)
+			return err
+		},
+		Start: func(ctx context.Context) error { return a.startWithDeps(ctx, inst, true) },
+	}
+}
