@@ -11,6 +11,7 @@ import (
 
 	"github.com/corrosion/corrosion/agent/install"
 	"github.com/corrosion/corrosion/agent/steam"
+	"github.com/corrosion/corrosion/agent/supervise"
 	"github.com/corrosion/corrosion/agent/template"
 	"github.com/corrosion/corrosion/agent/wire"
 )
@@ -184,8 +185,9 @@ func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
 			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.cfg.ID, task)
 	}
 	if task == wire.FuncInstall || task == wire.FuncOxideInstall {
-		if st := inst.sup.Status().State; st.Up() {
-			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s; stop it before %s", inst.cfg.ID, st, task)
+		if st := inst.sup.Status(); gameActive(st) {
+			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s%s; stop it before %s",
+				inst.cfg.ID, st.State, map[bool]string{true: " with a crash restart pending"}[st.RestartIn != nil], task)
 		}
 	}
 	if err := a.tasks.begin(inst.cfg.ID, task); err != nil {
@@ -264,12 +266,18 @@ func (a *Agent) updateCheckSpec(inst *instance) spec {
 	}
 }
 
+// gameActive: the game runs, is coming up or going down, or a crash
+// restart is pending (it would start in the middle of a task).
+func gameActive(st supervise.Status) bool {
+	return st.State.Up() || st.State == wire.StateStopping || st.RestartIn != nil
+}
+
 // updateHooks are steam_update's ways to the game: warn through RCON when
 // the instance has it (else its console input), stop and start through
 // the supervisor.
 func (a *Agent) updateHooks(inst *instance) install.Hooks {
 	return install.Hooks{
-		Running: func() bool { return inst.sup.Status().State.Up() },
+		Running: func() bool { return gameActive(inst.sup.Status()) },
 		Warn: func(ctx context.Context, text string) error {
 			if inst.rcon != nil {
 				c, err := inst.rcon.get()

@@ -46,8 +46,8 @@ type taskRig struct {
 	done   chan struct{}
 
 	mu     sync.Mutex
-	events []wire.StateEvent // rust1's status events; guarded by mu
-	lines  []string          // rust1's agent console lines; guarded by mu
+	events []wire.StateEvent   // rust1's status events; guarded by mu
+	lines  map[string][]string // agent console lines by instance; guarded by mu
 }
 
 type rigOpts struct {
@@ -61,10 +61,12 @@ func newTaskRig(t *testing.T, o rigOpts) *taskRig {
 	t.Helper()
 	ns := natstest.Start(t)
 	dir := t.TempDir()
-	r := &taskRig{t: t, root: filepath.Join(dir, "rust1"), depot: filepath.Join(dir, "depot"), done: make(chan struct{})}
+	r := &taskRig{t: t, root: filepath.Join(dir, "rust1"), depot: filepath.Join(dir, "depot"), done: make(chan struct{}),
+		lines: map[string][]string{}}
 	r.nc = ns.Connect(t)
 	game := testbin.Build(t, "./tools/fakegame")
-	for _, d := range []string{r.root, filepath.Join(dir, "plain")} {
+	crashy := filepath.Join(dir, "crashy")
+	for _, d := range []string{r.root, filepath.Join(dir, "plain"), crashy} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +77,8 @@ nats_url = %q
 state_dir = %q
 allow_root = true
 provisioning = %v
+restart_backoff_initial = "1h"
+restart_backoff_max = "2h"
 
 [[instance]]
 id = "rust1"
@@ -88,7 +92,16 @@ id = "plain"
 game = "generic"
 root = %q
 exec = %q
-`, taskLicense, ns.URL(), filepath.Join(dir, "state"), o.provisioning, r.root, game, filepath.Join(dir, "plain"), game)), nil)
+
+[[instance]]
+id = "crashy"
+game = "rust"
+root = %q
+exec = %q
+args = ["-run-for", "100ms", "-exit-code", "3"]
+restart = "on-crash"
+`, taskLicense, ns.URL(), filepath.Join(dir, "state"), o.provisioning, r.root, game, filepath.Join(dir, "plain"), game,
+		crashy, game)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +111,10 @@ exec = %q
 	}
 	spec := r.rustSpec()
 	r.a.tasks = newTasks(install.New(install.Options{Steam: r.fakeSteam(o), GitHubAPI: r.releases(), Log: log}),
-		func(id string) (template.Spec, string, bool) { return spec, r.root, id == "rust1" }, r.a.log)
+		func(id string) (template.Spec, string, bool) {
+			roots := map[string]string{"rust1": r.root, "crashy": crashy}
+			return spec, roots[id], roots[id] != ""
+		}, r.a.log)
 	if o.deadline > 0 {
 		r.a.tasks.deadline = o.deadline
 	}
@@ -216,13 +232,13 @@ func (r *taskRig) watch() {
 			r.mu.Unlock()
 		}
 	})
-	sub(wire.ConsoleSubject(taskLicense, "rust1"), func(m *nats.Msg) {
+	sub(wire.ConsoleSubject(taskLicense, "*"), func(m *nats.Msg) {
 		var cm wire.ConsoleMessage
 		if json.Unmarshal(m.Data, &cm) == nil {
 			r.mu.Lock()
 			for _, l := range cm.Lines {
 				if l.Stream == wire.StreamAgent {
-					r.lines = append(r.lines, l.Text)
+					r.lines[cm.InstanceID] = append(r.lines[cm.InstanceID], l.Text)
 				}
 			}
 			r.mu.Unlock()
@@ -281,15 +297,16 @@ func (r *taskRig) task(n int, timeout time.Duration) wire.StateEvent {
 				}
 			}
 		}
-		return fmt.Errorf("%d task results, want %d; agent lines:\n%s", seen, n, strings.Join(r.lines, "\n"))
+		return fmt.Errorf("%d task results, want %d; agent lines:\n%s", seen, n, strings.Join(r.lines["rust1"], "\n"))
 	})
 	return ev
 }
 
-func (r *taskRig) hasLine(sub string) bool {
+// hasLine: an agent line of id holds sub.
+func (r *taskRig) hasLine(id, sub string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, l := range r.lines {
+	for _, l := range r.lines[id] {
 		if strings.Contains(l, sub) {
 			return true
 		}
@@ -360,8 +377,8 @@ func TestTasks_InstallCheckUpdateOxide(t *testing.T) {
 	if ev.Task.Task != wire.FuncInstall || ev.Task.Result != wire.TaskOK || ev.Task.NewBuild != "100" || ev.State != wire.StateStopped {
 		t.Fatalf("install result %+v %+v", ev, ev.Task)
 	}
-	if !r.hasLine("install: steamcmd: app_update 258550") || !r.hasLine("install: github release OxideMod/Oxide.Rust v2") {
-		t.Errorf("install progress lacks steps:\n%s", strings.Join(r.lines, "\n"))
+	if !r.hasLine("rust1", "install: steamcmd: app_update 258550") || !r.hasLine("rust1", "install: github release OxideMod/Oxide.Rust v2") {
+		t.Errorf("install progress lacks steps:\n%s", r.allLines())
 	}
 	if got := r.file("RustDedicated_Data/Managed/Assembly-CSharp.dll"); got != "patched by oxide" {
 		t.Errorf("after install: %q", got)
@@ -422,8 +439,8 @@ func TestTasks_FailedUpdateLeavesStopped(t *testing.T) {
 	if st := r.state("rust1"); st != string(wire.StateStopped) {
 		t.Errorf("state %s after a failed update, want stopped", st)
 	}
-	if !r.hasLine("steam_update: failed: ") {
-		t.Errorf("no failure line:\n%s", strings.Join(r.lines, "\n"))
+	if !r.hasLine("rust1", "steam_update: failed: ") {
+		t.Errorf("no failure line:\n%s", r.allLines())
 	}
 }
 
@@ -439,7 +456,7 @@ func TestTasks_BusyDeadlineShutdown(t *testing.T) {
 	}
 	r.mustCode(r.cmd("rust1", `{"func":"start"}`), wire.CodeBusy)
 	r.mustCode(r.cmd("rust1", `{"func":"update_check"}`), wire.CodeBusy)
-	poll.True(t, 10*time.Second, "steamcmd runs", func() bool { return r.hasLine("install: steamcmd: app_update") })
+	poll.True(t, 10*time.Second, "steamcmd runs", func() bool { return r.hasLine("rust1", "install: steamcmd: app_update") })
 	start := time.Now()
 	r.stop()
 	if took := time.Since(start); took > 20*time.Second {
@@ -457,4 +474,37 @@ func TestTasks_BusyDeadlineShutdown(t *testing.T) {
 		t.Fatalf("result past the deadline %+v", ev.Task)
 	}
 	r.mustOK(r.cmd("rust1", `{"func":"status"}`)) // serving on
+}
+
+func (r *taskRig) allLines() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines["rust1"], "\n")
+}
+
+// A pending crash restart counts as running: install is refused (the
+// restart would start the game in the middle of it). Two installs on two
+// instances: the second waits for the host's one steamcmd, saying so.
+func TestTasks_CrashRestartPendingAndOneSteamCMD(t *testing.T) {
+	r := newTaskRig(t, rigOpts{provisioning: true, steamMode: "hang"})
+	r.mustOK(r.cmd("crashy", `{"func":"start"}`))
+	poll.Until(t, 20*time.Second, func() error {
+		st := r.mustOK(r.cmd("crashy", `{"func":"status"}`))
+		if st["state"] != string(wire.StateCrashed) || st["restart_in_seconds"] == nil {
+			return fmt.Errorf("crashy: %v", st)
+		}
+		return nil
+	})
+	msg := r.mustCode(r.cmd("crashy", `{"func":"install"}`), wire.CodeInstanceRunning)
+	if !strings.Contains(msg, "crash restart pending") {
+		t.Errorf("message %q", msg)
+	}
+	r.mustOK(r.cmd("crashy", `{"func":"stop","wait":true}`))
+
+	r.mustOK(r.cmd("rust1", `{"func":"install"}`))
+	poll.True(t, 10*time.Second, "rust1's steamcmd runs", func() bool { return r.hasLine("rust1", "install: steamcmd: app_update") })
+	r.mustOK(r.cmd("crashy", `{"func":"install"}`))
+	poll.True(t, 10*time.Second, "crashy waits for steamcmd", func() bool {
+		return r.hasLine("crashy", "install: waiting for another steamcmd run on this host")
+	})
 }
