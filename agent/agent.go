@@ -36,14 +36,29 @@ type Agent struct {
 	baseLog   *slog.Logger         // immutable; the parts derive their own component from it
 	build     buildinfo.Info       // immutable
 	started   time.Time            // immutable
-	instances []*instance          // immutable, in config order
-	byID      map[string]*instance // immutable
 	collector *telemetry.Collector // immutable
 	prober    *telemetry.Prober    // immutable
 	pub       *publisher           // immutable
 	metrics   *agentMetrics        // immutable; served on metrics_listen
 	hbKick    chan struct{}        // asks the heartbeat loop to publish now
 	tasks     *tasks               // immutable; install, update_check, steam_update, oxide_install
+
+	// provMu serialises the provisioning funcs (instance_create, _update,
+	// _delete): one at a time, so two creates of one id cannot both win.
+	// Lock order: provMu before mu.
+	provMu sync.Mutex
+
+	mu        sync.RWMutex
+	instances []*instance          // guarded by mu; agent.toml's in config order, then the created ones
+	byID      map[string]*instance // guarded by mu
+	live      serving              // guarded by mu; set once the agent serves commands
+}
+
+// serving is what a created instance needs to be served: the connection
+// and the context the agent serves commands under.
+type serving struct {
+	ctx context.Context
+	nc  *nats.Conn
 }
 
 // instance is one configured instance with its parts.
@@ -55,6 +70,15 @@ type instance struct {
 
 	console *countingSink // immutable; the supervisor's Sink, counts console lines
 	metrics *agentMetrics // immutable; the agent's, records requests
+
+	// prov is the template and values of an instance created through
+	// instance_create, nil for agent.toml's; guarded by Agent.mu
+	// (replaced by instance_update).
+	prov *provisioned
+	// subs are its cmd and files.cmd subscriptions; guarded by Agent.mu.
+	subs []*nats.Subscription
+	// gone is set when instance_delete removed it; guarded by Agent.mu.
+	gone bool
 }
 
 // New builds the agent from a validated config. It creates the
@@ -69,7 +93,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 	}
 	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
 	a.metrics = newAgentMetrics(a)
-	a.tasks = newTasks(hostInstaller(logger), noTemplates, a.log)
+	a.tasks = newTasks(hostInstaller(logger), a.provisioned, a.log)
 	for i := range cfg.Instances {
 		inst, err := a.newInstance(&cfg.Instances[i])
 		if err != nil {
@@ -77,6 +101,9 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 		}
 		a.instances = append(a.instances, inst)
 		a.byID[inst.cfg.ID] = inst
+	}
+	if err := a.loadProvisioned(); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -150,6 +177,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	a.pub.setConn(nc)
+	a.mu.Lock()
+	a.live = serving{ctx: ctx, nc: nc}
+	a.mu.Unlock()
 	subs, err := a.subscribe(ctx, nc)
 	if err != nil {
 		nc.Close()
@@ -166,11 +196,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	for _, s := range subs {
 		_ = s.Unsubscribe()
 	}
+	a.unsubscribeInstances()
 	if errors.Is(context.Cause(ctx), ErrHostShutdown) {
 		a.stopAllForHostShutdown()
 	}
 	a.goingOffline(nc)
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		if inst.sup != nil {
 			inst.sup.Close()
 		}
@@ -186,7 +217,7 @@ func (a *Agent) Run(ctx context.Context) error {
 
 // adoptAll re-adopts processes left by a previous agent.
 func (a *Agent) adoptAll() {
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		if inst.sup == nil {
 			continue
 		}
@@ -210,8 +241,8 @@ func (a *Agent) autostart(ctx context.Context) {
 		return
 	}
 	for _, ic := range order {
-		inst := a.byID[ic.ID]
-		if !ic.Autostart || inst.sup == nil || ctx.Err() != nil {
+		inst := a.lookup(ic.ID)
+		if inst == nil || !ic.Autostart || inst.sup == nil || ctx.Err() != nil {
 			continue
 		}
 		st := inst.sup.Status()
@@ -226,7 +257,7 @@ func (a *Agent) autostart(ctx context.Context) {
 
 // checkpointAll saves every supervisor's console offsets for adoption.
 func (a *Agent) checkpointAll(context.Context) {
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		if inst.sup != nil {
 			inst.sup.Checkpoint()
 		}

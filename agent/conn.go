@@ -61,7 +61,7 @@ func (a *Agent) onConnect() {
 	case a.hbKick <- struct{}{}:
 	default:
 	}
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		if inst.sup != nil {
 			inst.sup.Announce()
 		}

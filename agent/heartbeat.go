@@ -55,6 +55,7 @@ func (a *Agent) refreshProbe(ctx context.Context) {
 
 // Heartbeat assembles the heartbeat payload (also the sysinfo reply).
 func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
+	insts := a.list()
 	hb := wire.Heartbeat{
 		Schema:    wire.Schema,
 		Timestamp: time.Now().UTC(),
@@ -63,11 +64,11 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 			OS: runtime.GOOS, Arch: archName(), UptimeSeconds: int64(time.Since(a.started).Seconds()),
 		},
 		Host:      a.collector.Host(ctx),
-		Instances: make([]wire.InstanceReport, 0, len(a.instances)),
+		Instances: make([]wire.InstanceReport, 0, len(insts)),
 		Probe:     a.prober.Last(),
 	}
 	var pids []int
-	for _, inst := range a.instances {
+	for _, inst := range insts {
 		r := a.report(inst)
 		if r.PID > 0 {
 			pids = append(pids, r.PID)
@@ -89,7 +90,10 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
 	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
-		Source: wire.SourceHost} // every instance comes from agent.toml until instance_create lands
+		Source: wire.SourceHost}
+	if a.created(inst) {
+		r.Source = wire.SourcePanel
+	}
 	if inst.sup != nil {
 		st := inst.sup.Status()
 		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID

@@ -23,5 +23,7 @@ func (a *Agent) hostFuncs() funcTable {
 		wire.FuncTemplates: quick(func(context.Context, wire.Request) (any, error) {
 			return a.templates()
 		}),
+		// Provisioning touches the disk, binds ports and stops games.
+		wire.FuncInstanceCreate: slow(a.instanceCreate),
 	}}
 }

@@ -29,7 +29,7 @@ const hostStopGrace = 10 * time.Second
 func (a *Agent) stopAllForHostShutdown() int {
 	var wg sync.WaitGroup
 	var stopped atomic.Int64
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		if inst.sup == nil {
 			continue
 		}

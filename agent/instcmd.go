@@ -210,7 +210,11 @@ func (a *Agent) dependencies(inst *instance) []*instance {
 	need := map[string]bool{}
 	var visit func(id string)
 	visit = func(id string) {
-		for _, d := range a.byID[id].cfg.DependsOn {
+		d0 := a.lookup(id)
+		if d0 == nil {
+			return
+		}
+		for _, d := range d0.cfg.DependsOn {
 			if !need[d] {
 				need[d] = true
 				visit(d)
@@ -221,8 +225,8 @@ func (a *Agent) dependencies(inst *instance) []*instance {
 	order, _ := a.cfg.StartOrder() // validated at load: no cycles
 	var out []*instance
 	for _, ic := range order {
-		if need[ic.ID] {
-			out = append(out, a.byID[ic.ID])
+		if dep := a.lookup(ic.ID); need[ic.ID] && dep != nil {
+			out = append(out, dep)
 		}
 	}
 	return out

@@ -42,7 +42,7 @@ func (a *Agent) collectMetrics(e scrape.Emit) {
 	}
 	e.Flag("corrosion_agent_nats_connected", connected)
 	e.Counter("corrosion_agent_nats_reconnects_total", float64(reconnects))
-	for _, inst := range a.instances {
+	for _, inst := range a.list() {
 		id := inst.cfg.ID
 		e.Counter("corrosion_agent_instance_console_lines_total", float64(inst.console.lines.Load()), id)
 		if inst.sup == nil {

@@ -138,7 +138,8 @@ func toWire(err error) error {
 	return err
 }
 
-// subscribe serves each instance's cmd and files.cmd, then the answer
+// subscribe serves each instance's cmd and files.cmd (subscriptions kept
+// with the instance: instance_delete ends them), then the answer
 // unknown_instance for every other id on the license, then host.cmd last:
 // NATS processes subscriptions in order, so once ping answers, every
 // subject is served.
@@ -152,11 +153,8 @@ func (a *Agent) subscribe(ctx context.Context, nc *nats.Conn) ([]*nats.Subscript
 		}
 		return err
 	}
-	for _, inst := range a.instances {
-		if err := add(wire.CmdSubject(lic, inst.cfg.ID), a.instanceFuncs(inst)); err != nil {
-			return nil, err
-		}
-		if err := add(wire.FilesCmdSubject(lic, inst.cfg.ID), filesFuncs(inst)); err != nil {
+	for _, inst := range a.list() {
+		if err := a.subscribeInstance(ctx, nc, inst); err != nil {
 			return nil, err
 		}
 	}

@@ -33,10 +33,6 @@ const (
 // false for an instance without a template (one of agent.toml's).
 type provisionLookup func(id string) (spec template.Spec, root string, ok bool)
 
-// noTemplates is the lookup of an agent whose every instance comes from
-// agent.toml.
-func noTemplates(string) (template.Spec, string, bool) { return template.Spec{}, "", false }
-
 // tasks runs the provisioning tasks of one agent.
 type tasks struct {
 	in       *install.Installer // immutable after newTasks

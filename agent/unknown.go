@@ -92,7 +92,7 @@ func (a *Agent) serveUnknown(nc *nats.Conn) ([]*nats.Subscription, error) {
 		if m.Reply == "" || (id == "host" && m.Subject == wire.HostCmdSubject(lic)) {
 			return
 		}
-		if _, ours := a.byID[id]; ours || peers.known(id) {
+		if a.lookup(id) != nil || peers.known(id) {
 			return
 		}
 		respond(nc, m, nil, wire.UnknownInstance(id, a.instanceIDs()))
@@ -110,10 +110,12 @@ func (a *Agent) serveUnknown(nc *nats.Conn) ([]*nats.Subscription, error) {
 	return subs, nil
 }
 
-// instanceIDs lists the ids this agent runs, in config order.
+// instanceIDs lists the ids this agent runs: agent.toml's in config
+// order, then the created ones.
 func (a *Agent) instanceIDs() []string {
-	ids := make([]string, 0, len(a.instances))
-	for _, inst := range a.instances {
+	insts := a.list()
+	ids := make([]string, 0, len(insts))
+	for _, inst := range insts {
 		ids = append(ids, inst.cfg.ID)
 	}
 	return ids
