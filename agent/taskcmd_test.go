@@ -168,7 +168,7 @@ func (r *taskRig) fakeSteam(o rigOpts) *steam.Runner {
 	if limit == 0 {
 		limit = time.Minute
 	}
-	return &steam.Runner{Path: testbin.Build(r.t, "./tools/fakesteamcmd"), Home: home, Limit: limit, Attempts: 2,
+	return &steam.Runner{Path: testbin.Build(r.t, "./tools/fakesteamcmd"), Home: home, Limit: limit, Attempts: 2, Log: r.a.log,
 		Backoff: func(int) time.Duration { return time.Millisecond },
 		Env:     append(testbin.Env(), "FAKESTEAMCMD_HOME="+home, "FAKESTEAMCMD_DEPOT="+r.depot, "FAKESTEAMCMD_MODE="+o.steamMode)}
 }
