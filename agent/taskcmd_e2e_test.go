@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -160,14 +159,7 @@ func servePluginZip(t *testing.T) (string, string) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(buf.Bytes()) }))
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(buf.Bytes()) })) // on 127.0.0.1
 	t.Cleanup(srv.Close)
 	sum := sha256.Sum256(buf.Bytes())
 	return srv.URL + "/plugin.zip", hex.EncodeToString(sum[:])

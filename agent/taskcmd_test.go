@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -195,13 +194,7 @@ func (r *taskRig) releases() string {
 	if err := zw.Close(); err != nil {
 		r.t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(nil)
-	srv.Listener.Close()
-	srv.Listener = ln
+	srv := httptest.NewUnstartedServer(nil) // on 127.0.0.1
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch req.URL.Path {
 		case "/repos/OxideMod/Oxide.Rust/releases/latest":

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -95,14 +94,7 @@ type releaseReply struct {
 func newReleases(t testing.TB) *releases {
 	t.Helper()
 	r := &releases{files: map[string][]byte{}, rels: map[string]releaseReply{}, gets: map[string]int{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
-	r.srv.Listener.Close()
-	r.srv.Listener = ln
-	r.srv.Start()
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve)) // on 127.0.0.1
 	t.Cleanup(r.srv.Close)
 	return r
 }
