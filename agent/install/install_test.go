@@ -290,3 +290,28 @@ func TestApplyConfigs(t *testing.T) {
 		t.Error("an edit through a symlink out of the root was not refused")
 	}
 }
+
+// into through a symlink that leads out of the root: refused, nothing
+// written outside (os.Root), the staging directory gone.
+func TestInstall_IntoSymlinkOutOfRoot(t *testing.T) {
+	r := newRig(t, "", 0)
+	outside := t.TempDir()
+	if err := os.MkdirAll(r.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(r.root, "mods")); err != nil {
+		t.Fatal(err)
+	}
+	b := zipOf(t, map[string]string{"evil.dll": "owned"})
+	spec := template.Spec{Sources: []template.Source{{HTTP: &template.HTTP{URL: r.rel.file("/f/m.zip", b), SHA256: sum(b), Extract: template.ExtractZip, Into: "mods"}}}}
+	_, err := r.in.Install(context.Background(), r.job(spec))
+	if Code(err) != CodeUnsafeArchive {
+		t.Fatalf("code %q (%v), want %s", Code(err), err, CodeUnsafeArchive)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written outside the root: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(r.root, stagingDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("staging directory left behind: %v", err)
+	}
+}
