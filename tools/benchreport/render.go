@@ -22,6 +22,7 @@ var goals = map[string]string{
 	"BenchmarkLoginCheck":          "p50/p99 (baseline: raw NATS request-reply)",
 	"BenchmarkLoginStorm":          "2 × 2,000 players with 50 friends: every FriendUpdate ≤ 3 s",
 	"BenchmarkFleetPage":           "p50 ≤ 30 ms for 1,000 hosts (baseline: the same store read sent as JSON)",
+	"BenchmarkUpdateCheck":         "update_check with nothing to do ≤ 1 s against the fake steamcmd (baseline: the same app_info_print run alone)",
 	"BenchmarkServersPage":         "p50 ≤ 30 ms for 1,000 instances on 200 hosts (baseline: the same store reads sent as JSON)",
 	"BenchmarkConsoleFanout":       "10,000 lines/s to 20 live consoles: every stream keeps up or says it dropped (accounted 100%), panel memory flat",
 	"BenchmarkIngest":              "5,000 agents × 1 heartbeat/s: keeps up (kept 100%), publish-to-Postgres lag p99 ≤ 1 s (baseline: a bare NATS subscriber)",
