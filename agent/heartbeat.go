@@ -66,6 +66,7 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 		Instances: make([]wire.InstanceReport, 0, len(a.instances)),
 		Probe:     a.prober.Last(),
 	}
+	hb.Host.PublicAddress = a.cfg.Agent.PublicAddress
 	var pids []int
 	for _, inst := range a.instances {
 		r := a.report(inst)
@@ -89,7 +90,8 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
 	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
-		Source: wire.SourceHost} // every instance comes from agent.toml until instance_create lands
+		Source: wire.SourceHost, // every instance comes from agent.toml until instance_create lands
+		Ports:  inst.cfg.PortInfos()}
 	if inst.sup != nil {
 		st := inst.sup.Status()
 		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID

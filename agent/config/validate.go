@@ -85,6 +85,9 @@ func (a *Agent) validate(p *problems) {
 	positive(p, "agent.crash_loop_count", a.CrashLoopCount)
 	positiveDur(p, "agent.crash_loop_window", a.CrashLoopWindow)
 	a.validateProvisioning(p)
+	if a.PublicAddress != "" && !validHost(a.PublicAddress) {
+		p.add("agent.public_address", "%q is not an IP address or DNS name (want one without a port, e.g. \"203.0.113.7\" or \"game.example.com\")", a.PublicAddress)
+	}
 }
 
 func positive(p *problems, field string, v int) {

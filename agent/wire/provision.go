@@ -5,6 +5,8 @@ package wire
 // instance funcs that install and update them. Every func here is refused
 // with CodeProvisioningDisabled unless the host's [agent] provisioning is on.
 
+import "regexp"
+
 // Host funcs of provisioning, on host.cmd.
 const (
 	FuncInstanceCreate = "instance_create"
@@ -88,6 +90,27 @@ type BoundPortInfo struct {
 	Protocol string `json:"protocol"`
 	Port     int    `json:"port"`
 }
+
+// Port protocols (BoundPortInfo.Protocol).
+const (
+	PortTCP = "tcp"
+	PortUDP = "udp"
+)
+
+// QueryPortName is the name of a Steam game's query port, as the
+// templates declare it (rust, conan, soulmask, valheim): a udp port of
+// this name answers A2S_INFO, which the panel's inbound probe asks.
+const QueryPortName = "query"
+
+// Query reports whether the port answers A2S_INFO: a udp port named
+// QueryPortName. It is the one reading of that rule.
+func (p BoundPortInfo) Query() bool { return p.Protocol == PortUDP && p.Name == QueryPortName }
+
+var portNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// ValidPortName reports whether name can name an instance's port:
+// [a-z][a-z0-9_]{0,31}.
+func ValidPortName(name string) bool { return portNameRE.MatchString(name) }
 
 // InstanceUpdateReply answers instance_update: the variables whose value
 // changed, and those of them that take effect only after a restart.
