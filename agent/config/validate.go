@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -172,15 +170,8 @@ func (c *Config) validateProbes(p *problems) {
 	}
 }
 
-var hostnameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?)*\.?$`)
-
 // validHost accepts an IP address (IPv6 without brackets) or a DNS name.
-func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
-	}
-	return len(h) <= 253 && hostnameRE.MatchString(h)
-}
+func validHost(h string) bool { return wire.ValidHostAddress(h) }
 
 // statErr words a failed os.Stat for a message that already quotes the
 // path: "does not exist", or "cannot be used: permission denied".

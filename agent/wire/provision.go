@@ -5,7 +5,10 @@ package wire
 // instance funcs that install and update them. Every func here is refused
 // with CodeProvisioningDisabled unless the host's [agent] provisioning is on.
 
-import "regexp"
+import (
+	"net/netip"
+	"regexp"
+)
 
 // Host funcs of provisioning, on host.cmd.
 const (
@@ -111,6 +114,19 @@ var portNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 // ValidPortName reports whether name can name an instance's port:
 // [a-z][a-z0-9_]{0,31}.
 func ValidPortName(name string) bool { return portNameRE.MatchString(name) }
+
+var hostnameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?)*\.?$`)
+
+// ValidHostAddress reports whether s is an IP address (IPv6 without
+// brackets) or a DNS name, without a port: what [agent] public_address and
+// a [[probe]] host may be, and what the panel keeps of a heartbeat's
+// public_address.
+func ValidHostAddress(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	return len(s) <= 253 && hostnameRE.MatchString(s)
+}
 
 // InstanceUpdateReply answers instance_update: the variables whose value
 // changed, and those of them that take effect only after a restart.

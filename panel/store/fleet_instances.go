@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -12,14 +13,21 @@ import (
 // most one sample bucket old (heartbeats rewrite an unchanged instance's
 // row only that often); state, pid, game and label are current.
 const instanceColumns = `license_id, instance_id, game, label, state, coalesce(pid, 0), uptime_s, crash_count,
-	cpu_percent, rss_mb, state_since, updated_at, last_message`
+	cpu_percent, rss_mb, state_since, updated_at, last_message, ports, build, available_build, probe_at, probe_verdict,
+	probe_players`
 
 func scanInstance(row pgx.Row) (Instance, error) {
 	var in Instance
 	var state string
+	var probeAt *time.Time
+	var players *int32
 	err := row.Scan(&in.License, &in.ID, &in.Game, &in.Label, &state, &in.PID, &in.UptimeSeconds, &in.CrashCount,
-		&in.CPUPercent, &in.RSSMB, &in.StateSince, &in.UpdatedAt, &in.LastMessage)
-	in.State = stateOf(state)
+		&in.CPUPercent, &in.RSSMB, &in.StateSince, &in.UpdatedAt, &in.LastMessage, &in.Ports, &in.Build, &in.AvailableBuild,
+		&probeAt, &in.ProbeVerdict, &players)
+	in.State, in.ProbeAt = stateOf(state), deref(probeAt)
+	if players != nil {
+		in.ProbePlayers = new(int(*players))
+	}
 	return in, err
 }
 
