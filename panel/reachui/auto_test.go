@@ -42,7 +42,9 @@ func TestAuto_ProbesAfterStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		auto := reachui.NewAuto(d.Store, pr, reachui.AutoOptions{AfterStart: -1, Logger: d.Logger,
-			Probed: func(license, id string, _ store.Probe, err error) { probed <- license + "/" + id + fmt.Sprint(" ", err) }})
+			Probed: func(license, id string, _ store.Probe, err error) {
+				probed <- license + "/" + id + fmt.Sprint(" ", err)
+			}})
 		d.Go(func(ctx context.Context) { _ = auto.Run(ctx) })
 		paneltest.StartIngest(t, d, auto.Committed)
 		return []httpx.Feature{reachui.New(reachui.Deps{Store: d.Store, Prober: pr, Logger: d.Logger})}
