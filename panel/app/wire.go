@@ -79,7 +79,7 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 			Health:  func(ctx context.Context) error { return p.store.Pool().Ping(ctx) }, Logger: p.log}),
 	}
 	more, err := buildFeatures(feats, p, sessions)
-	more = append(more, reachui.New(reachui.Deps{Store: p.store, Prober: prober, Logger: p.log}))
+	more = append(more, reachui.New(reachui.Deps{Store: p.store, Prober: prober}))
 	if err != nil {
 		return b, err
 	}

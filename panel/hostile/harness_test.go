@@ -89,7 +89,7 @@ func allFeatures(d paneltest.Deps) []httpx.Feature {
 		files.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger}),
 		social.New(social.Deps{Store: d.Store, Collector: collector, Logger: d.Logger}),
 		admin.New(admin.Deps{Store: d.Store, Hasher: d.Sessions.Hasher(), Logger: d.Logger}),
-		reachui.New(reachui.Deps{Store: d.Store, Prober: prober, Logger: d.Logger}),
+		reachui.New(reachui.Deps{Store: d.Store, Prober: prober}),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
+	"github.com/corrosion/corrosion/internal/ctxtime"
 	"github.com/corrosion/corrosion/panel/reach"
 	"github.com/corrosion/corrosion/panel/store"
 )
@@ -101,14 +102,8 @@ func (a *Auto) Run(ctx context.Context) error {
 			return nil
 		case s = <-a.queue:
 		}
-		if wait := time.Until(s.due); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil
-			case <-t.C:
-			}
+		if !ctxtime.Sleep(ctx, time.Until(s.due)) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():

@@ -47,7 +47,7 @@ func TestAuto_ProbesAfterStart(t *testing.T) {
 			}})
 		d.Go(func(ctx context.Context) { _ = auto.Run(ctx) })
 		paneltest.StartIngest(t, d, auto.Committed)
-		return []httpx.Feature{reachui.New(reachui.Deps{Store: d.Store, Prober: pr, Logger: d.Logger})}
+		return []httpx.Feature{reachui.New(reachui.Deps{Store: d.Store, Prober: pr})}
 	}})
 	p.AddLicense(t, "lic-a")
 	paneltest.StartAgentWith(t, p.NATSURL, "lic-a", `public_address = "127.0.0.1"`,

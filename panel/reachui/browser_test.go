@@ -40,7 +40,7 @@ func wholePanel(t *testing.T) *paneltest.Panel {
 		}
 		d.Go(func(ctx context.Context) { _ = hub.Run(ctx) })
 		return []httpx.Feature{fleetui.New(fleetui.Deps{Store: d.Store, Agents: d.Agents, Live: hub, Logger: d.Logger}),
-			reachui.New(reachui.Deps{Store: d.Store, Prober: pr, Logger: d.Logger})}
+			reachui.New(reachui.Deps{Store: d.Store, Prober: pr})}
 	}})
 }
 

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -36,22 +35,16 @@ type Store interface {
 type Deps struct {
 	Store  Store
 	Prober *reach.Prober
-	Logger *slog.Logger // nil: slog.Default()
 }
 
 // Feature serves the reachability card and probe.
 type Feature struct {
-	d   Deps         // immutable after New
-	log *slog.Logger // immutable after New
+	st Store         // immutable after New
+	pr *reach.Prober // immutable after New
 }
 
 // New returns the feature.
-func New(d Deps) *Feature {
-	if d.Logger == nil {
-		d.Logger = slog.Default()
-	}
-	return &Feature{d: d, log: d.Logger.With("component", "reach")}
-}
+func New(d Deps) *Feature { return &Feature{st: d.Store, pr: d.Prober} }
 
 // Routes are the card (GET) and the probe on request (POST, audited).
 func (f *Feature) Routes() []httpx.Route {
@@ -82,7 +75,7 @@ func (f *Feature) probe(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	if err != nil {
 		return err
 	}
-	if _, err := Probe(r.Context(), f.d.Store, f.d.Prober, license, id); err != nil {
+	if _, err := Probe(r.Context(), f.st, f.pr, license, id); err != nil {
 		return probeError(err)
 	}
 	if !server.IsHTMX(r) {
@@ -138,11 +131,11 @@ func Probe(ctx context.Context, st Store, pr *reach.Prober, license, id string) 
 // cardData is the card for p: the host's address, the instance's ports,
 // the last probe in words.
 func (f *Feature) cardData(ctx context.Context, license, id string, p *auth.Principal) (ui.ReachCard, error) {
-	h, err := f.d.Store.Host(ctx, license)
+	h, err := f.st.Host(ctx, license)
 	if err != nil {
 		return ui.ReachCard{}, notFound(err, "there is no host %s", license)
 	}
-	in, err := f.d.Store.Instance(ctx, license, id)
+	in, err := f.st.Instance(ctx, license, id)
 	if err != nil {
 		return ui.ReachCard{}, notFound(err, "host %s has no instance %s", license, id)
 	}
@@ -157,7 +150,7 @@ func (f *Feature) cardData(ctx context.Context, license, id string, p *auth.Prin
 	case len(in.Ports) == 0:
 		c.Missing = "The instance declares no ports: add [[instance.port]] tables to its agent.toml, or create it from a template."
 	}
-	last, ok, err := f.d.Store.InstanceProbe(ctx, license, id)
+	last, ok, err := f.st.InstanceProbe(ctx, license, id)
 	if err != nil {
 		return ui.ReachCard{}, notFound(err, "host %s has no instance %s", license, id)
 	}

@@ -99,7 +99,7 @@ func startPanel(t *testing.T, dev bool) *paneltest.Panel {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []httpx.Feature{reachui.New(reachui.Deps{Store: d.Store, Prober: pr, Logger: d.Logger})}
+		return []httpx.Feature{reachui.New(reachui.Deps{Store: d.Store, Prober: pr})}
 	}})
 }
 

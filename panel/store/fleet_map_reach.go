@@ -23,7 +23,7 @@ func saneAddress(h *wire.HostInfo, note func(string, ...any)) {
 	if a == "" || wire.ValidHostAddress(a) {
 		return
 	}
-	note("public address %q", clip(a, 80))
+	note("public address %.80q", a)
 	h.PublicAddress = ""
 }
 
@@ -43,7 +43,7 @@ func saneProvision(in *wire.InstanceReport, note func(string, ...any)) {
 				return
 			case !wire.ValidPortName(p.Name) || seen[p.Name] || (p.Protocol != wire.PortTCP && p.Protocol != wire.PortUDP) ||
 				p.Port < 1 || p.Port > 65535:
-				note("%s port %q %q %d", in.ID, clip(p.Name, 40), clip(p.Protocol, 10), p.Port)
+				note("%s port %.40q %.10q %d", in.ID, p.Name, p.Protocol, p.Port)
 				continue
 			}
 			seen[p.Name] = true
@@ -53,7 +53,7 @@ func saneProvision(in *wire.InstanceReport, note func(string, ...any)) {
 	}
 	for _, b := range []*string{&in.Build, &in.AvailableBuild} {
 		if *b != "" && !saneBuild(*b) {
-			note("%s build %q", in.ID, clip(*b, 40))
+			note("%s build %.40q", in.ID, *b)
 			*b = ""
 		}
 	}
@@ -70,15 +70,4 @@ func saneBuild(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip shortens s for a note.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
