@@ -112,7 +112,8 @@ type Instance struct {
 	StateSince    time.Time // when State began (agent clock)
 	UpdatedAt     time.Time // the agent timestamp of the newest report applied
 	LastMessage   string    // the last status event's message
-	// Ports are the ports the instance declares (sanePorts: checked);
+	// Ports are the ports the instance declares (saneProvision: checked;
+	// read by Store.Instance only);
 	// Build its installed build and AvailableBuild the newest one its last
 	// update_check saw ("" unknown).
 	Ports          []wire.BoundPortInfo

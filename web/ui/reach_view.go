@@ -1,6 +1,10 @@
 package ui
 
-import "time"
+import (
+	"time"
+
+	"github.com/a-h/templ"
+)
 
 // ReachCard is an instance's inbound reachability card (docs/probe.md):
 // what the panel may probe, the last probe's result per port in words,
@@ -38,16 +42,18 @@ type ReachRow struct {
 // ReachURL is the instance's reachability card (GET) and probe (POST).
 func ReachURL(license, instance string) string { return InstanceURL(license, instance) + "/reach" }
 
-// verdictClass is a verdict's badge class: the state colours' meaning
-// (UX.md): green answered, amber partly, red not, grey unknown.
-func verdictClass(v string) string {
+// verdictBadge is a verdict's badge attributes (a plain class attribute,
+// as badgeClass: a Servers row renders one): the state colours' meaning
+// (UX.md), green answered, amber partly, red not, grey unknown.
+func verdictBadge(v string) templ.Attributes {
+	class := "badge st-stopped"
 	switch v {
 	case "reachable":
-		return "badge st-running"
+		class = "badge st-running"
 	case "partly reachable":
-		return "badge st-starting"
+		class = "badge st-starting"
 	case "unreachable":
-		return "badge st-crashed"
+		class = "badge st-crashed"
 	}
-	return "badge st-stopped"
+	return templ.Attributes{"class": class, "data-verdict": v}
 }
