@@ -494,3 +494,39 @@ stop_timeout_seconds = 60
 		t.Fatalf("kill reply %v", rep)
 	}
 }
+
+// TestAgent_HeartbeatPortsAndAddress: [agent] public_address and each
+// instance's [[instance.port]] reach the heartbeat as declared (what the
+// panel's inbound probe may try); an instance without ports reports none.
+func TestAgent_HeartbeatPortsAndAddress(t *testing.T) {
+	h := prepareHarness(t, 1, oneGame+`
+[[instance.port]]
+name = "query"
+protocol = "udp"
+port = 28017
+
+[[instance.port]]
+name = "rcon"
+protocol = "tcp"
+port = 28016
+`, `public_address = "game.example.com"`)
+	h.startAgent()
+	poll.True(t, 10*time.Second, "a heartbeat", func() bool { return h.heartbeatCount() >= 1 })
+	hb := h.lastHeartbeat()
+	if hb.Host.PublicAddress != "game.example.com" {
+		t.Errorf("public_address %q", hb.Host.PublicAddress)
+	}
+	for _, in := range hb.Instances {
+		switch in.ID {
+		case "watched":
+			want := []wire.BoundPortInfo{{Name: "query", Protocol: "udp", Port: 28017}, {Name: "rcon", Protocol: "tcp", Port: 28016}}
+			if !slices.Equal(in.Ports, want) {
+				t.Errorf("watched ports %+v, want %+v", in.Ports, want)
+			}
+		case "game1":
+			if in.Ports != nil {
+				t.Errorf("game1 declares no port, reports %+v", in.Ports)
+			}
+		}
+	}
+}

@@ -67,6 +67,7 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 		Instances: make([]wire.InstanceReport, 0, len(insts)),
 		Probe:     a.prober.Last(),
 	}
+	hb.Host.PublicAddress = a.cfg.Agent.PublicAddress
 	var pids []int
 	for _, inst := range insts {
 		r := a.report(inst)
@@ -90,7 +91,7 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
 	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
-		Source: wire.SourceHost}
+		Source: wire.SourceHost, Ports: inst.cfg.PortInfos()}
 	if a.created(inst) {
 		r.Source = wire.SourcePanel
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/wire"
 	"github.com/corrosion/corrosion/internal/natsconn"
 )
 
@@ -80,6 +81,12 @@ type Agent struct {
 	// created instance may run (absolute paths, or names resolved on PATH):
 	// e.g. wine, java, /usr/games/minetestserver.
 	AllowedPrograms []string `toml:"allowed_programs"`
+
+	// PublicAddress is where players reach this host: an IP address or a
+	// DNS name, without a port. Reported in the heartbeat; the panel's
+	// inbound reachability probe connects there and nowhere else. Empty
+	// (the default): the panel probes nothing.
+	PublicAddress string `toml:"public_address"`
 }
 
 // ErrRunAsRoot: the agent runs as root and allow_root is not set, so it
@@ -192,6 +199,30 @@ type Instance struct {
 	// the small base set (unsafe for third-party games: it carries the
 	// agent's secrets).
 	InheritEnv bool `toml:"inherit_env"`
+	// Ports are the ports the game listens on ([[instance.port]]), as a
+	// template declares them: reported in the heartbeat, the only ones the
+	// panel's inbound probe may try. A udp port named "query"
+	// (wire.QueryPortName) is a Steam game's query port (A2S_INFO).
+	Ports []Port `toml:"port"`
+}
+
+// Port is one [[instance.port]] table.
+type Port struct {
+	Name     string `toml:"name"`     // [a-z][a-z0-9_]{0,31}, unique in the instance
+	Protocol string `toml:"protocol"` // tcp | udp
+	Port     int    `toml:"port"`     // 1-65535
+}
+
+// PortInfos is the instance's ports as the heartbeat reports them.
+func (i *Instance) PortInfos() []wire.BoundPortInfo {
+	if len(i.Ports) == 0 {
+		return nil
+	}
+	out := make([]wire.BoundPortInfo, len(i.Ports))
+	for j, p := range i.Ports {
+		out[j] = wire.BoundPortInfo{Name: p.Name, Protocol: p.Protocol, Port: p.Port}
+	}
+	return out
 }
 
 // Managed reports whether the agent runs this instance's process.

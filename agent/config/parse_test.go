@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/corrosion/corrosion/agent/wire"
 )
 
 func TestParse_Defaults(t *testing.T) {
@@ -285,4 +288,50 @@ func idsOf(list []*Instance) []string {
 		ids[i] = in.ID
 	}
 	return ids
+}
+
+// TestParse_PortsAndPublicAddress reads [agent] public_address and
+// [[instance.port]] as docs/agent.md writes them, and reports the ports as
+// the heartbeat carries them (the query port answering A2S).
+func TestParse_PortsAndPublicAddress(t *testing.T) {
+	f := newFixture(t)
+	c, err := Parse(f.toml(`
+[agent]
+license_id = "lic-1"
+public_address = "game.example.com"
+
+[[instance]]
+id = "rust1"
+game = "rust"
+root = "ROOT"
+exec = "EXE"
+restart = "never"
+
+[[instance.port]]
+name = "game"
+protocol = "udp"
+port = 28015
+
+[[instance.port]]
+name = "query"
+protocol = "udp"
+port = 28017
+`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.PublicAddress != "game.example.com" {
+		t.Errorf("public_address = %q", c.Agent.PublicAddress)
+	}
+	got := c.Instances[0].PortInfos()
+	want := []wire.BoundPortInfo{{Name: "game", Protocol: "udp", Port: 28015}, {Name: "query", Protocol: "udp", Port: 28017}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ports = %+v, want %+v", got, want)
+	}
+	if got[0].Query() || !got[1].Query() {
+		t.Errorf("query ports: %v %v, want only the udp port named query", got[0].Query(), got[1].Query())
+	}
 }

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -85,6 +83,9 @@ func (a *Agent) validate(p *problems) {
 	positive(p, "agent.crash_loop_count", a.CrashLoopCount)
 	positiveDur(p, "agent.crash_loop_window", a.CrashLoopWindow)
 	a.validateProvisioning(p)
+	if a.PublicAddress != "" && !validHost(a.PublicAddress) {
+		p.add("agent.public_address", "%q is not an IP address or DNS name (want one without a port, e.g. \"203.0.113.7\" or \"game.example.com\")", a.PublicAddress)
+	}
 }
 
 func positive(p *problems, field string, v int) {
@@ -169,15 +170,8 @@ func (c *Config) validateProbes(p *problems) {
 	}
 }
 
-var hostnameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}[A-Za-z0-9_])?)*\.?$`)
-
 // validHost accepts an IP address (IPv6 without brackets) or a DNS name.
-func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
-	}
-	return len(h) <= 253 && hostnameRE.MatchString(h)
-}
+func validHost(h string) bool { return wire.ValidHostAddress(h) }
 
 // statErr words a failed os.Stat for a message that already quotes the
 // path: "does not exist", or "cannot be used: permission denied".

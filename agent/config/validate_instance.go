@@ -67,6 +67,38 @@ func (in *Instance) validate(p *problems, pre string) {
 	if in.RCON != nil {
 		in.RCON.validate(p, pre+"rcon.", in.Game)
 	}
+	in.validatePorts(p, pre)
+}
+
+// validatePorts checks [[instance.port]]: a port name, unique; tcp or udp;
+// a number in range, each (number, protocol) once.
+func (in *Instance) validatePorts(p *problems, pre string) {
+	names := map[string]int{}
+	numbers := map[Port]int{}
+	for i, pt := range in.Ports {
+		pp := pre + "port[" + strconv.Itoa(i) + "]."
+		switch j, dup := names[pt.Name]; {
+		case !wire.ValidPortName(pt.Name):
+			p.add(pp+"name", "%q is not a port name (want [a-z][a-z0-9_]{0,31})", pt.Name)
+		case dup:
+			p.add(pp+"name", "%q duplicates port[%d]", pt.Name, j)
+		default:
+			names[pt.Name] = i
+		}
+		if pt.Protocol != wire.PortTCP && pt.Protocol != wire.PortUDP {
+			p.add(pp+"protocol", "%q is not a protocol (want %s or %s)", pt.Protocol, wire.PortTCP, wire.PortUDP)
+		}
+		if pt.Port < 1 || pt.Port > 65535 {
+			p.add(pp+"port", "%d is out of range (want 1-65535)", pt.Port)
+			continue
+		}
+		key := Port{Protocol: pt.Protocol, Port: pt.Port}
+		if j, dup := numbers[key]; dup {
+			p.add(pp+"port", "%s %d is also port[%d]", pt.Protocol, pt.Port, j)
+		} else {
+			numbers[key] = i
+		}
+	}
 }
 
 // validateRoot: every instance names a root; a managed one's must be an

@@ -73,6 +73,20 @@ func TestValidate_Rules(t *testing.T) {
 		{"crash loop count", agent(func(a *Agent) { a.CrashLoopCount = 0 }), "agent.crash_loop_count", []string{"0"}},
 		{"crash loop window", agent(func(a *Agent) { a.CrashLoopWindow = dur(0) }), "agent.crash_loop_window", []string{`"0s"`}},
 
+		{"public address with port", agent(func(a *Agent) { a.PublicAddress = "203.0.113.7:28015" }), "agent.public_address", []string{`"203.0.113.7:28015"`, "without a port"}},
+		{"public address url", agent(func(a *Agent) { a.PublicAddress = "https://game.example" }), "agent.public_address", []string{`"https://game.example"`}},
+		{"public address bracketed", agent(func(a *Agent) { a.PublicAddress = "[2001:db8::1]" }), "agent.public_address", []string{`"[2001:db8::1]"`}},
+		{"port name", inst(0, func(in *Instance) { in.Ports = []Port{{Name: "Game", Protocol: "udp", Port: 28015}} }), "instance[0].port[0].name", []string{`"Game"`, "[a-z][a-z0-9_]{0,31}"}},
+		{"port name twice", inst(0, func(in *Instance) {
+			in.Ports = []Port{{Name: "game", Protocol: "udp", Port: 1}, {Name: "game", Protocol: "tcp", Port: 2}}
+		}), "instance[0].port[1].name", []string{`"game"`, "port[0]"}},
+		{"port protocol", inst(0, func(in *Instance) { in.Ports = []Port{{Name: "game", Protocol: "sctp", Port: 1}} }), "instance[0].port[0].protocol", []string{`"sctp"`, "tcp or udp"}},
+		{"port zero", inst(0, func(in *Instance) { in.Ports = []Port{{Name: "game", Protocol: "udp"}} }), "instance[0].port[0].port", []string{"0 is out of range", "1-65535"}},
+		{"port too big", inst(0, func(in *Instance) { in.Ports = []Port{{Name: "game", Protocol: "tcp", Port: 65536}} }), "instance[0].port[0].port", []string{"65536"}},
+		{"port number twice", inst(0, func(in *Instance) {
+			in.Ports = []Port{{Name: "game", Protocol: "udp", Port: 7}, {Name: "query", Protocol: "udp", Port: 7}}
+		}), "instance[0].port[1].port", []string{"udp 7", "port[0]"}},
+
 		{"probe name empty", probe(func(p *Probe) { p.Name = "" }), "probe[0].name", []string{"empty"}},
 		{"probe name duplicate", func(c *Config) { c.Probes = append(c.Probes, c.Probes[0]) }, "probe[1].name", []string{`"panel"`, "probe[0]"}},
 		{"probe host empty", probe(func(p *Probe) { p.Host = "" }), "probe[0].host", []string{`""`}},
@@ -143,6 +157,13 @@ func TestValidate_Accepts(t *testing.T) {
 		{"rcon webrcon", func(c *Config) { c.Instances[1].RCON.Kind = RCONWebRCON }},
 		{"license id mixed", func(c *Config) { c.Agent.LicenseID = "Lic_-9" }},
 		{"no instances", func(c *Config) { c.Instances = nil }},
+		{"public address ipv4", func(c *Config) { c.Agent.PublicAddress = "203.0.113.7" }},
+		{"public address ipv6", func(c *Config) { c.Agent.PublicAddress = "2001:db8::7" }},
+		{"public address name", func(c *Config) { c.Agent.PublicAddress = "game.example.com" }},
+		{"ports", func(c *Config) {
+			c.Instances[0].Ports = []Port{{Name: "game", Protocol: "udp", Port: 28015}, {Name: "rcon", Protocol: "tcp", Port: 28015},
+				{Name: "query", Protocol: "udp", Port: 28017}}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 // panelFeatures are the panel's feature packages: each serves its own
 // pages and shares the request context of a page through panel/server and
 // panel/httpx, never through another feature.
-var panelFeatures = []string{"panel/fleetui", "panel/console", "panel/files", "panel/social", "panel/admin", "panel/login"}
+var panelFeatures = []string{"panel/fleetui", "panel/console", "panel/files", "panel/social", "panel/admin", "panel/login", "panel/reachui"}
 
 // TestPanelFeaturesDoNotImportEachOther: a feature package (or a package
 // under it) imports no other feature package. Tests may: they wire a whole

@@ -93,6 +93,6 @@ func (f *Feature) Routes() []httpx.Route {
 }
 
 // knownActions are suggested in the audit filter's action field.
-var knownActions = []string{"login", "logout", server.DeniedAction, "instance.power", "instance.send", "instance.rcon", "files.",
+var knownActions = []string{"login", "logout", server.DeniedAction, "instance.power", "instance.send", "instance.rcon", "instance.reach", "files.",
 	ActionUserAdd, ActionUserRole, ActionUserDisable, ActionUserPassword, ActionGrantSet,
 	ActionLicenseAdd, ActionLicenseDisable, ActionLicenseLabel, "user.", "license."}

@@ -59,6 +59,12 @@ type Config struct {
 	// Bearer <token>`; an admin's session always may. Empty: admins only.
 	MetricsToken string     // --metrics-token [CORROSION_PANEL_METRICS_TOKEN], --metrics-token-file [CORROSION_PANEL_METRICS_TOKEN_FILE]; secret
 	LogLevel     slog.Level // --log-level [CORROSION_PANEL_LOG_LEVEL]
+
+	// ProbePrivate lets the inbound reachability probe connect to private,
+	// loopback and the panel's own addresses (reach.Options.AllowPrivate):
+	// `corrosion-panel dev` sets it for its fleet on loopback; serve has
+	// no flag for it, so production probes public addresses only.
+	ProbePrivate bool
 }
 
 // DefaultConfig is the configuration before the environment and flags.

@@ -20,6 +20,8 @@ import (
 	"github.com/corrosion/corrosion/panel/ingest"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/login"
+	"github.com/corrosion/corrosion/panel/reach"
+	"github.com/corrosion/corrosion/panel/reachui"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
@@ -56,13 +58,19 @@ func (b *built) close() {
 // group has stopped.
 func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 	b := &built{}
+	prober, err := reach.New(reach.Options{AllowPrivate: cfg.ProbePrivate, Logger: p.log.With("component", "reach")})
+	if err != nil {
+		return b, err
+	}
+	auto := reachui.NewAuto(p.store, prober, reachui.AutoOptions{Logger: p.log})
 	ingest := rungroup.New(p.log)
 	b.onClose(ingest.Stop)
-	if err := startIngest(ingest, p); err != nil {
+	if err := startIngest(ingest, p, auto); err != nil {
 		return b, err
 	}
 	feats := rungroup.New(p.log)
 	b.onClose(feats.Stop)
+	feats.Go("inbound probe after start", auto.Run)
 	sessions := auth.New(p.store, auth.Options{BehindTLS: cfg.SecureCookies, Logger: p.log})
 	feats.Go("session pruning", func(ctx context.Context) error { return sessions.Run(ctx, sessionPruneEvery) })
 	features := []httpx.Feature{
@@ -71,6 +79,7 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 			Health:  func(ctx context.Context) error { return p.store.Pool().Ping(ctx) }, Logger: p.log}),
 	}
 	more, err := buildFeatures(feats, p, sessions)
+	more = append(more, reachui.New(reachui.Deps{Store: p.store, Prober: prober}))
 	if err != nil {
 		return b, err
 	}
@@ -91,12 +100,18 @@ func build(ctx context.Context, cfg Config, p parts) (*built, error) {
 
 // startIngest starts the fleet's ingest (a NATS queue group shared by
 // every replica, batched writes); stopping g flushes its last batch.
-func startIngest(g *rungroup.Group, p parts) error {
+// What a batch committed goes to every replica's live state hub, and its
+// starts to this replica's probe after start.
+func startIngest(g *rungroup.Group, p parts, auto *reachui.Auto) error {
 	in, err := ingest.New(ingest.Config{}, p.store, p.nc, p.log, p.reg)
 	if err != nil {
 		return err
 	}
-	in.OnCommit(livestate.PublishCommitted(p.nc, p.log)) // every replica's live state hub hears what was committed
+	publish := livestate.PublishCommitted(p.nc, p.log)
+	in.OnCommit(func(b *store.Batch, committed time.Time) {
+		publish(b, committed)
+		auto.Committed(b, committed)
+	})
 	g.Go("ingest", in.Run)
 	return nil
 }

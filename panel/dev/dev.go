@@ -259,6 +259,7 @@ func (s *session) startPanel(dsn, natsURL string) (string, error) {
 	}
 	cfg := app.DefaultConfig()
 	cfg.Listen, cfg.DatabaseURL, cfg.NATSURL, cfg.LogLevel = ln.Addr().String(), dsn, natsURL, s.o.PanelLog
+	cfg.ProbePrivate = true // the demo fleet is on loopback
 	pctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

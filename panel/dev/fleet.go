@@ -116,7 +116,9 @@ func (p fleetPlan) agentConfig() config.Config {
 			AllowRoot: os.Geteuid() == 0,
 			// The demo games die with the agent, which dies with dev, so
 			// nothing outlives a killed dev.
-			GamesDieWithAgent: true},
+			GamesDieWithAgent: true,
+			// The fleet is on loopback; dev's panel may probe it there.
+			PublicAddress: "127.0.0.1"},
 		Probes: []config.Probe{{Name: "panel", Host: "127.0.0.1", Port: p.panelPort}},
 	}
 	for _, w := range p.worlds {
@@ -173,5 +175,7 @@ func (p fleetPlan) worldInstance(w world) config.Instance {
 		Root: filepath.Join(p.dir, w.id()), Exec: p.worldBin, Args: args, Env: env,
 		StopTimeoutSeconds: 20, ReadyPattern: "world ready", Restart: config.RestartOnCrash, Autostart: true,
 		DependsOn: []string{w.ether()},
-		RCON:      &config.RCON{Kind: config.RCONSource, Port: w.rconPort, Password: p.rconPass}}
+		RCON:      &config.RCON{Kind: config.RCONSource, Port: w.rconPort, Password: p.rconPass},
+		// What the panel's inbound probe tries (dev lets it probe loopback).
+		Ports: []config.Port{{Name: "game", Protocol: "tcp", Port: w.gamePort}, {Name: "http", Protocol: "tcp", Port: w.httpPort}}}
 }

@@ -279,7 +279,7 @@ func (f *Feature) serversData(ctx context.Context, sp ui.ServersPage, licenses [
 			continue // a license disabled between the two reads
 		}
 		sp.Visible++
-		sr := ui.ServerRow{InstanceRow: instanceRow(in, h.Online, h.Stale, "", now), HostName: h.Name()}
+		sr := serverRow(in, h, now)
 		if sp.State != "" && sr.State != sp.State || needle != "" && !strings.Contains(sr.SearchText(), needle) {
 			continue
 		}
@@ -290,4 +290,16 @@ func (f *Feature) serversData(ctx context.Context, sp ui.ServersPage, licenses [
 			cmp.Compare(a.License, b.License), cmp.Compare(strings.ToLower(a.Name()), strings.ToLower(b.Name())))
 	})
 	return sp, nil
+}
+
+// serverRow is one instance of the Servers table: its instance row, its
+// host's name, the players its last inbound probe saw, its builds and the
+// probe's verdict.
+func serverRow(in store.Instance, h ui.HostRow, now time.Time) ui.ServerRow {
+	sr := ui.ServerRow{InstanceRow: instanceRow(in, h.Online, h.Stale, "", now), HostName: h.Name(), Players: "—",
+		Build: in.Build, AvailableBuild: in.AvailableBuild, UpdateAvailable: in.UpdateAvailable(), Reach: in.ProbeVerdict}
+	if in.ProbePlayers != nil {
+		sr.Players = strconv.Itoa(*in.ProbePlayers)
+	}
+	return sr
 }

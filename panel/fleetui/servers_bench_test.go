@@ -81,8 +81,11 @@ func seedServers(b *testing.B, st *store.Store) {
 		hb := wire.Heartbeat{Schema: wire.Schema, Timestamp: at, Agent: wire.AgentInfo{Version: "1.4.2", OS: "linux", Arch: "amd64"},
 			Host: wire.HostInfo{Hostname: l + ".example.net"}}
 		for k := range serversBenchPerHost {
+			port := 28000 + 10*k
 			hb.Instances = append(hb.Instances, wire.InstanceReport{ID: fmt.Sprintf("srv%d", k), Label: fmt.Sprintf("Server %d.%d", i, k),
-				Game: games[k], State: states[k], UptimeSeconds: 3600})
+				Game: games[k], State: states[k], UptimeSeconds: 3600, Build: "16843210", AvailableBuild: fmt.Sprintf("1684321%d", i%2),
+				Ports: []wire.BoundPortInfo{{Name: "game", Protocol: "udp", Port: port}, {Name: "query", Protocol: "udp", Port: port + 2},
+					{Name: "rcon", Protocol: "tcp", Port: port + 1}}})
 		}
 		raw, _ := json.Marshal(hb)
 		batch.Heartbeats = append(batch.Heartbeats, store.HeartbeatRow{License: l, Received: at, Heartbeat: hb, JSON: raw})
@@ -90,5 +93,21 @@ func seedServers(b *testing.B, st *store.Store) {
 	}
 	if _, err := st.ApplyBatch(ctx, batch); err != nil {
 		b.Fatal(err)
+	}
+	// Every running server was probed after its start (the Players and
+	// Reachable columns).
+	for _, r := range batch.Heartbeats {
+		for _, in := range r.Heartbeat.Instances {
+			if in.State != wire.StateRunning {
+				continue
+			}
+			players := len(in.ID) * 7
+			rep := wire.ProbeReport{Timestamp: at, Direction: wire.DirectionInbound, Results: []wire.ProbeResult{
+				{Name: "query", Host: "203.0.113.7", Port: in.Ports[1].Port, OK: true, Protocol: "udp", Check: "a2s_info",
+					Players: &players, MaxPlayers: new(100)}}}
+			if err := st.SaveProbe(ctx, r.License, in.ID, store.Probe{At: at, Verdict: "reachable", Players: &players, Report: rep}); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

@@ -23,6 +23,7 @@ var demoReads = []string{
 	"/hosts/demo/instances/world1/files",
 	"/hosts/demo/instances/world1/files/view?path=server.cfg",
 	"/hosts/demo/instances/world1/files/download?path=server.cfg",
+	"/hosts/demo/instances/world1/reach",
 }
 
 // TestHostile_OtherLicenseReadsRefusedAndAudited: an operator of Other
@@ -72,6 +73,7 @@ func TestHostile_OtherLicenseActionsRefusedAndAudited(t *testing.T) {
 		{inst + "/files/save", "files.save"},
 		{inst + "/files/delete", "files.delete"},
 		{inst + "/files/rename", "files.rename"},
+		{inst + "/reach", "instance.reach"},
 	}
 	var probes []probe
 	for _, a := range actions {

@@ -19,6 +19,8 @@ import (
 	"github.com/corrosion/corrosion/panel/httpx"
 	"github.com/corrosion/corrosion/panel/livestate"
 	"github.com/corrosion/corrosion/panel/paneltest"
+	"github.com/corrosion/corrosion/panel/reach"
+	"github.com/corrosion/corrosion/panel/reachui"
 	"github.com/corrosion/corrosion/panel/server"
 	"github.com/corrosion/corrosion/panel/social"
 	"github.com/corrosion/corrosion/panel/store"
@@ -77,12 +79,17 @@ func allFeatures(d paneltest.Deps) []httpx.Feature {
 	if err := cons.RegisterMetrics(d.Registry); err != nil {
 		panic(err)
 	}
+	prober, err := reach.New(reach.Options{Logger: d.Logger}) // serve's policy
+	if err != nil {
+		panic(err)
+	}
 	return []httpx.Feature{
 		fleetui.New(fleetui.Deps{Store: d.Store, Agents: agentc.New(d.NC), Live: live, Logger: d.Logger}),
 		cons,
 		files.New(server.TabDeps{NATS: d.NC, Head: head, Logger: d.Logger}),
 		social.New(social.Deps{Store: d.Store, Collector: collector, Logger: d.Logger}),
 		admin.New(admin.Deps{Store: d.Store, Hasher: d.Sessions.Hasher(), Logger: d.Logger}),
+		reachui.New(reachui.Deps{Store: d.Store, Prober: prober}),
 	}
 }
 

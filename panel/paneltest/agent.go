@@ -64,6 +64,13 @@ type Agent struct {
 // the game processes it leaves behind are killed.
 func StartAgent(t testing.TB, natsURL, license string, instances ...AgentInstance) *Agent {
 	t.Helper()
+	return StartAgentWith(t, natsURL, license, "", instances...)
+}
+
+// StartAgentWith is StartAgent with agentExtra added to the [agent] table
+// (raw TOML, e.g. `public_address = "127.0.0.1"`).
+func StartAgentWith(t testing.TB, natsURL, license, agentExtra string, instances ...AgentInstance) *Agent {
+	t.Helper()
 	a := &Agent{License: license, Dir: t.TempDir(), t: t, natsURL: natsURL,
 		bin: testbin.Build(t, "./agent/cmd/corrosion-agent")}
 	game := testbin.Build(t, "./tools/fakegame")
@@ -77,7 +84,8 @@ restart_backoff_initial = "50ms"
 restart_backoff_max = "200ms"
 log_level = "debug"
 allow_root = true # CI runs the tests as root
-`, license, natsURL, filepath.Join(a.Dir, "state"))
+%s
+`, license, natsURL, filepath.Join(a.Dir, "state"), agentExtra)
 	for _, in := range instances {
 		a.writeInstance(&b, in, game)
 	}

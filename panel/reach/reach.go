@@ -37,10 +37,10 @@ const (
 	MaxPorts = 32
 )
 
-// Protocols of a Port.
+// Protocols of a Port (the wire's).
 const (
-	TCP = "tcp"
-	UDP = "udp"
+	TCP = wire.PortTCP
+	UDP = wire.PortUDP
 )
 
 // Checks of a ProbeResult (wire.ProbeResult.Check).

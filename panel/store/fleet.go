@@ -74,6 +74,9 @@ type Host struct {
 	// MaxClockSkew, 0 otherwise (HostFromHeartbeat).
 	Impossible []string
 	ClockSkew  time.Duration
+	// PublicAddress is where the host says players reach it ([agent]
+	// public_address; "" none): the one address the inbound probe tries.
+	PublicAddress string
 	// Online is HostOnline at the time of the read.
 	Online bool
 	// Counts is the number of the host's instances in each state.
@@ -109,6 +112,24 @@ type Instance struct {
 	StateSince    time.Time // when State began (agent clock)
 	UpdatedAt     time.Time // the agent timestamp of the newest report applied
 	LastMessage   string    // the last status event's message
+	// Ports are the ports the instance declares (saneProvision: checked;
+	// read by Store.Instance only);
+	// Build its installed build and AvailableBuild the newest one its last
+	// update_check saw ("" unknown).
+	Ports          []wire.BoundPortInfo
+	Build          string
+	AvailableBuild string
+	// The panel's last inbound probe of the instance (zero ProbeAt: none):
+	// its verdict (reach.Verdict) and the player count of its A2S answer.
+	ProbeAt      time.Time
+	ProbeVerdict string
+	ProbePlayers *int
+}
+
+// UpdateAvailable reports whether the agent saw a newer build than the
+// installed one.
+func (in Instance) UpdateAvailable() bool {
+	return in.Build != "" && in.AvailableBuild != "" && in.AvailableBuild != in.Build
 }
 
 // Event is one status event of an instance's timeline.

@@ -46,6 +46,7 @@ func HostFromHeartbeat(prev Host, r HeartbeatRow) Host {
 		h.GoingOffline = time.Time{} // a beacon older than this heartbeat is over
 	}
 	h.LastHeartbeat, h.Probe = now, hb.Probe
+	h.PublicAddress = hb.Host.PublicAddress
 	return h
 }
 
@@ -64,6 +65,8 @@ func InstanceFromReport(prev Instance, r *HeartbeatRow, rep wire.InstanceReport)
 	}
 	in.PID, in.UptimeSeconds, in.CPUPercent, in.RSSMB = rep.PID, max(rep.UptimeSeconds, 0), rep.CPUPercent, mb(rep.RSSMB)
 	in.UpdatedAt = at
+	saneProvision(&rep, func(string, ...any) {}) // the notes are HostFromHeartbeat's
+	in.Ports, in.Build, in.AvailableBuild = rep.Ports, rep.Build, rep.AvailableBuild
 	return in
 }
 
@@ -112,6 +115,7 @@ func saneHeartbeat(hb wire.Heartbeat) (wire.Heartbeat, []string) {
 	var notes []string
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	h := &hb.Host
+	saneAddress(h, note)
 	if c := h.CPUPercent; c != nil && (*c < 0 || *c > 100) {
 		note("cpu %g %%", *c)
 		v := min(max(*c, 0), 100)
@@ -140,6 +144,7 @@ func saneHeartbeat(hb wire.Heartbeat) (wire.Heartbeat, []string) {
 			if in.CPUPercent, bad = saneInstanceCPU(in.CPUPercent, h.CPUCores); bad {
 				note("%s cpu %g %%", in.ID, *hb.Instances[i].CPUPercent)
 			}
+			saneProvision(&in, note)
 			insts[i] = in
 		}
 		hb.Instances = insts

@@ -19,7 +19,7 @@ const hostColumns = `l.id, l.label, h.license_id IS NOT NULL, coalesce(h.hostnam
 	coalesce(h.agent_version, ''), coalesce(h.agent_commit, ''), coalesce(h.os, ''), coalesce(h.arch, ''),
 	h.cpu_percent, h.cpu_cores, h.mem_total_mb, h.mem_used_mb, h.disk_total_mb, h.disk_free_mb,
 	h.first_seen, h.last_heartbeat, coalesce(h.interval_s, 0), h.going_offline, coalesce(h.impossible, ''),
-	coalesce(h.clock_skew_ms, 0)`
+	coalesce(h.clock_skew_ms, 0), coalesce(h.public_address, '')`
 
 // scanHost scans hostColumns, then any extra columns into extra.
 func scanHost(row pgx.Row, extra ...any) (Host, error) {
@@ -30,7 +30,7 @@ func scanHost(row pgx.Row, extra ...any) (Host, error) {
 	var skewMS int64
 	dest := []any{&h.License, &h.Label, &h.Seen, &h.Hostname, &h.AgentVersion, &h.AgentCommit, &h.OS, &h.Arch,
 		&h.CPUPercent, &h.CPUCores, &h.MemTotalMB, &h.MemUsedMB, &h.DiskTotalMB, &h.DiskFreeMB}
-	dest = append(dest, &first, &last, &interval, &going, &impossible, &skewMS)
+	dest = append(dest, &first, &last, &interval, &going, &impossible, &skewMS, &h.PublicAddress)
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return Host{}, err
 	}

@@ -34,17 +34,23 @@ func newHostPlan(b *Batch) *hostPlan {
 }
 
 // instanceSig hashes what an instance row holds from a heartbeat apart
-// from telemetry: ids, states, pids, games and labels, in id order.
+// from telemetry: ids, states, pids, games, labels, builds and declared
+// ports, in id order.
 func instanceSig(r HeartbeatRow) int64 {
 	h := fnv.New64a()
 	var buf [8]byte
 	for _, in := range sortedReports(r.Heartbeat.Instances) {
-		for _, s := range []string{in.ID, string(in.State), in.Game, in.Label} {
+		for _, s := range []string{in.ID, string(in.State), in.Game, in.Label, in.Build, in.AvailableBuild} {
 			h.Write([]byte(s))
 			h.Write([]byte{0})
 		}
 		binary.LittleEndian.PutUint64(buf[:], uint64(in.PID))
 		h.Write(buf[:])
+		for _, p := range in.Ports {
+			h.Write([]byte(p.Name + "\x00" + p.Protocol + "\x00"))
+			binary.LittleEndian.PutUint64(buf[:], uint64(p.Port))
+			h.Write(buf[:])
+		}
 	}
 	return int64(h.Sum64())
 }
@@ -104,13 +110,14 @@ func planHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 }
 
 // hostRows is the batch's hosts as a relation u (parameters $1 … $17, $19
-// and $20; $18 is the sample bucket); the heartbeat stays text until a
+// … $21; $18 is the sample bucket); the heartbeat stays text until a
 // statement needs it as jsonb.
 const hostRows = `unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::int4[],
 		$9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::text[], $14::timestamptz[], $15::int8[], $16::bool[],
-		$17::timestamptz[], $19::text[], $20::int8[])
+		$17::timestamptz[], $19::text[], $20::int8[], $21::text[])
 	AS u(license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores,
-		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, sig, due, at, impossible, skew_ms)`
+		mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, received, sig, due, at, impossible, skew_ms,
+		public_address)`
 
 // hostReturning is what ins and upd (as h) return for the samples.
 const hostReturning = `RETURNING h.license_id, h.last_heartbeat, h.cpu_percent, h.mem_used_mb, h.mem_total_mb, h.disk_free_mb,
@@ -119,10 +126,10 @@ const hostReturning = `RETURNING h.license_id, h.last_heartbeat, h.cpu_percent, 
 // hostInsert adds the hosts seen for the first time.
 const hostInsert = `INSERT INTO panel_hosts AS h (license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent,
 	cpu_cores, mem_total_mb, mem_used_mb, disk_total_mb, disk_free_mb, heartbeat, heartbeat_at, first_seen,
-	last_heartbeat, instances_sig, instances_at, impossible, clock_skew_ms)
+	last_heartbeat, instances_sig, instances_at, impossible, clock_skew_ms, public_address)
 SELECT license_id, hostname, agent_version, agent_commit, os, arch, cpu_percent, cpu_cores, mem_total_mb, mem_used_mb,
 	disk_total_mb, disk_free_mb, (CASE WHEN heartbeat = '' THEN '{}' ELSE heartbeat END)::jsonb, received, received,
-	received, sig, at, impossible, skew_ms FROM ` + hostRows + `
+	received, sig, at, impossible, skew_ms, public_address FROM ` + hostRows + `
 WHERE NOT EXISTS (SELECT 1 FROM panel_hosts o WHERE o.license_id = u.license_id)
 ON CONFLICT (license_id) DO NOTHING ` + hostReturning + `, true AS sampled`
 
@@ -137,6 +144,7 @@ var hostUpdate = fmt.Sprintf(`UPDATE panel_hosts h SET hostname = u.hostname, ag
 	agent_commit = u.agent_commit, os = u.os, arch = u.arch, cpu_percent = u.cpu_percent,
 	cpu_cores = u.cpu_cores, mem_total_mb = u.mem_total_mb, mem_used_mb = u.mem_used_mb,
 	disk_total_mb = u.disk_total_mb, disk_free_mb = u.disk_free_mb, impossible = u.impossible, clock_skew_ms = u.skew_ms,
+	public_address = u.public_address,
 	heartbeat = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
 		THEN u.heartbeat::jsonb ELSE h.heartbeat END,
 	heartbeat_at = CASE WHEN u.heartbeat <> '' AND u.received >= h.heartbeat_at + $18::interval
@@ -175,7 +183,7 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 	cpus, cores := make([]*float64, n), make([]*int32, n)
 	memT, memU, diskT, diskF := make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
 	raws, received, due, ats := make([]string, n), make([]time.Time, n), make([]bool, n), make([]time.Time, n)
-	impossible, skews := make([]string, n), make([]int64, n)
+	impossible, skews, addrs := make([]string, n), make([]int64, n), make([]string, n)
 	for i, r := range b.Heartbeats {
 		h := HostFromHeartbeat(Host{License: r.License}, r)
 		ids[i], hostnames[i], versions[i], commits[i], oses[i], arches[i] = r.License, h.Hostname, h.AgentVersion, h.AgentCommit, h.OS, h.Arch
@@ -185,13 +193,13 @@ func writeHosts(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) error {
 			cores[i] = &c
 		}
 		received[i], due[i], ats[i] = r.Received, p.due[r.License], r.At()
-		impossible[i], skews[i] = pgText(impossibleText(h.Impossible)), h.ClockSkew.Milliseconds()
+		impossible[i], skews[i], addrs[i] = pgText(impossibleText(h.Impossible)), h.ClockSkew.Milliseconds(), h.PublicAddress
 		if p.full[r.License] {
 			raws[i] = string(r.JSON)
 		}
 	}
 	_, err := tx.Exec(ctx, hostWrite, ids, hostnames, versions, commits, oses, arches, cpus, cores,
-		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery, impossible, skews)
+		memT, memU, diskT, diskF, raws, received, p.sigs, due, ats, b.SampleEvery, impossible, skews, addrs)
 	if err != nil {
 		return fmt.Errorf("write hosts: %w", err)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -24,21 +25,25 @@ func int4(v int) *int32 {
 
 // instanceHeartbeatUpsert applies each heartbeat's instance reports that
 // are newer than the row (agent clock) and either change it (state, pid,
-// game or label) or refresh telemetry older than $11 (the sample bucket):
+// game, label, builds or ports) or refresh telemetry older than $11 (the
+// sample bucket):
 // an unchanged instance costs a lookup, no row write or lock, on most
 // heartbeats. Crash counts and messages come from status events only.
 // state_since moves when the state changes.
 const instanceHeartbeatUpsert = `INSERT INTO panel_instances AS i (license_id, instance_id, game, label, state, pid,
-	uptime_s, cpu_percent, rss_mb, state_since, updated_at)
-SELECT l, id, u.game, u.label, u.state, u.pid, up, cpu, rss, at, at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-	$5::text[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::timestamptz[])
-	AS u(l, id, game, label, state, pid, up, cpu, rss, at)
+	uptime_s, cpu_percent, rss_mb, state_since, updated_at, ports, build, available_build)
+SELECT l, id, u.game, u.label, u.state, u.pid, up, cpu, rss, at, at, u.ports::jsonb, u.build, u.avail
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+	$5::text[], $6::int4[], $7::int8[], $8::float8[], $9::int8[], $10::timestamptz[], $12::text[], $13::text[], $14::text[])
+	AS u(l, id, game, label, state, pid, up, cpu, rss, at, ports, build, avail)
 	LEFT JOIN panel_instances o ON o.license_id = u.l AND o.instance_id = u.id
 WHERE o.license_id IS NULL OR (o.updated_at <= u.at AND (o.updated_at <= u.at - $11::interval
-	OR (o.state, o.pid, o.game, o.label) IS DISTINCT FROM (u.state, u.pid, u.game, u.label)))
+	OR (o.state, o.pid, o.game, o.label, o.build, o.available_build, o.ports)
+		IS DISTINCT FROM (u.state, u.pid, u.game, u.label, u.build, u.avail, u.ports::jsonb)))
 ON CONFLICT (license_id, instance_id) DO UPDATE SET game = EXCLUDED.game, label = EXCLUDED.label,
 	state = EXCLUDED.state, pid = EXCLUDED.pid, uptime_s = EXCLUDED.uptime_s, cpu_percent = EXCLUDED.cpu_percent,
-	rss_mb = EXCLUDED.rss_mb, updated_at = EXCLUDED.updated_at,
+	rss_mb = EXCLUDED.rss_mb, updated_at = EXCLUDED.updated_at, ports = EXCLUDED.ports, build = EXCLUDED.build,
+	available_build = EXCLUDED.available_build,
 	state_since = CASE WHEN i.state = EXCLUDED.state THEN i.state_since ELSE EXCLUDED.state_since END
 WHERE i.updated_at <= EXCLUDED.updated_at`
 
@@ -49,6 +54,7 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPl
 	var cpus []*float64
 	var rss []*int64
 	var ats []time.Time
+	var ports, builds, avails []string
 	for _, r := range b.Heartbeats {
 		if !p.due[r.License] {
 			continue
@@ -59,12 +65,13 @@ func writeHeartbeatInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPl
 			ls, ids, games, labels = append(ls, r.License), append(ids, in.ID), append(games, in.Game), append(labels, in.Label)
 			states, pids, ups = append(states, pgText(string(in.State))), append(pids, int4(in.PID)), append(ups, in.UptimeSeconds)
 			cpus, rss, ats = append(cpus, in.CPUPercent), append(rss, in.RSSMB), append(ats, at)
+			ports, builds, avails = append(ports, portsJSON(in.Ports)), append(builds, pgText(in.Build)), append(avails, pgText(in.AvailableBuild))
 		}
 	}
 	if len(ls) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, instanceHeartbeatUpsert, ls, ids, games, labels, states, pids, ups, cpus, rss, ats, b.SampleEvery); err != nil {
+	if _, err := tx.Exec(ctx, instanceHeartbeatUpsert, ls, ids, games, labels, states, pids, ups, cpus, rss, ats, b.SampleEvery, ports, builds, avails); err != nil {
 		return fmt.Errorf("write instances: %w", err)
 	}
 	return nil
@@ -115,4 +122,17 @@ func deleteGoneInstances(ctx context.Context, tx pgx.Tx, b *Batch, p *hostPlan) 
 
 func sortReports(rs []wire.InstanceReport) {
 	slices.SortFunc(rs, func(a, b wire.InstanceReport) int { return strings.Compare(a.ID, b.ID) })
+}
+
+// portsJSON is an instance's declared ports as the ports column holds them
+// (a JSON array; [] for none).
+func portsJSON(ports []wire.BoundPortInfo) string {
+	if len(ports) == 0 {
+		return "[]"
+	}
+	b, err := json.Marshal(ports)
+	if err != nil { // cannot happen: strings and ints
+		return "[]"
+	}
+	return string(b)
 }

@@ -23,6 +23,16 @@ type ServersPage struct {
 type ServerRow struct {
 	InstanceRow
 	HostName string // its host's name (HostRow.Name)
+	// Players is the player count of the panel's last inbound probe (its
+	// A2S answer); "—" when none is known.
+	Players string
+	// Build is the installed build ("" unknown); UpdateAvailable: the
+	// agent's last update check saw AvailableBuild, a different one.
+	Build           string
+	AvailableBuild  string
+	UpdateAvailable bool
+	// Reach is the last inbound probe's verdict ("" never probed).
+	Reach string
 }
 
 // Name is what the row is called: its label, else its id.
