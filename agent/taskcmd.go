@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/install"
 	"github.com/corrosion/corrosion/agent/steam"
 	"github.com/corrosion/corrosion/agent/supervise"
@@ -51,16 +51,16 @@ func newTasks(in *install.Installer, lookup provisionLookup, log *slog.Logger) *
 		running: map[string]string{}, available: map[string]string{}}
 }
 
-// hostInstaller is the agent's installer: steamcmd is the first of
-// steamcmd, steamcmd.sh on PATH (none: a steamcmd step fails with
-// install_no_steamcmd).
-func hostInstaller(log *slog.Logger) *install.Installer {
+// hostInstaller is the agent's installer: its steamcmd is [agent]
+// steamcmd, or the first of steamcmd, steamcmd.sh on PATH, with its
+// appcache/ in steamcmd_home or beside the program (none: a steamcmd step
+// fails with install_no_steamcmd).
+func hostInstaller(cfg *config.Agent, log *slog.Logger) *install.Installer {
 	o := install.Options{Log: log.With("component", "install")}
-	for _, name := range []string{"steamcmd", "steamcmd.sh"} {
-		if p, err := exec.LookPath(name); err == nil {
-			o.Steam = &steam.Runner{Path: p, Log: log.With("component", "steam")}
-			break
-		}
+	if p, ok := cfg.SteamCMDProgram(); ok {
+		o.Steam = &steam.Runner{Path: p, Home: cfg.SteamCMDHome, Log: log.With("component", "steam")}
+	} else if cfg.SteamCMD != "" {
+		log.Warn("steamcmd is not usable; steamcmd steps will fail", "steamcmd", cfg.SteamCMD)
 	}
 	return install.New(o)
 }

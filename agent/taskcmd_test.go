@@ -146,15 +146,19 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *taskRig) rustSpec() template.Spec {
+func (r *taskRig) rustSpec() template.Spec { return rustSpec(r.t) }
+
+// rustSpec is the built-in rust template rendered with FRAMEWORK oxide.
+func rustSpec(t *testing.T) template.Spec {
+	t.Helper()
 	data, _ := template.BuiltinSource("rust")
 	tpl, err := template.Parse(data)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	s, err := template.Render(&tpl, map[string]string{"FRAMEWORK": "oxide", "RCON_PASSWORD": "rcon-secret-1"})
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return s
 }
@@ -173,14 +177,18 @@ func (r *taskRig) fakeSteam(o rigOpts) *steam.Runner {
 }
 
 // build adds Rust build b to the depot: it overwrites Oxide's patched file.
-func (r *taskRig) build(b string) {
+func (r *taskRig) build(b string) { depotBuild(r.t, r.depot, b) }
+
+// depotBuild adds Rust build b to the fake steamcmd's depot.
+func depotBuild(t *testing.T, depot, b string) {
+	t.Helper()
 	for name, body := range map[string]string{"RustDedicated": "server " + b, "RustDedicated_Data/Managed/Assembly-CSharp.dll": "vanilla " + b} {
-		p := filepath.Join(r.depot, "258550", "public", b, name)
+		p := filepath.Join(depot, "258550", "public", b, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			r.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
 }
@@ -500,4 +508,48 @@ func TestTasks_CrashRestartPendingAndOneSteamCMD(t *testing.T) {
 	poll.True(t, 10*time.Second, "crashy waits for steamcmd", func() bool {
 		return r.hasLine("crashy", "install: waiting for another steamcmd run on this host")
 	})
+}
+
+// [agent] steamcmd and steamcmd_home: the agent runs the configured
+// steamcmd (not on PATH) and removes the stale appinfo.vdf in its home, not
+// beside the program: the second update_check sees the new build.
+func TestTasks_ConfiguredSteamCMDAndHome(t *testing.T) {
+	dir := t.TempDir()
+	home, depot := filepath.Join(dir, "home", "Steam"), filepath.Join(dir, "depot")
+	fake := testbin.Build(t, "./tools/fakesteamcmd")
+	t.Setenv("FAKESTEAMCMD_HOME", home)
+	t.Setenv("FAKESTEAMCMD_DEPOT", depot)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`[agent]
+license_id = %q
+state_dir = %q
+provisioning = true
+steamcmd = %q
+steamcmd_home = %q
+`, taskLicense, filepath.Join(dir, "state"), fake, home)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := install.Job{Spec: rustSpec(t), Root: filepath.Join(dir, "rust1"), Progress: func(l string) { t.Log(l) }}
+	depotBuild(t, depot, "100")
+	c, err := a.tasks.in.UpdateCheck(t.Context(), job)
+	if err != nil || c.Available != "100" {
+		t.Fatalf("first update_check: %+v, %v", c, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "appcache", "appinfo.vdf")); err != nil {
+		t.Fatalf("steamcmd left no appinfo.vdf in its home: %v", err)
+	}
+	depotBuild(t, depot, "101")
+	if c, err = a.tasks.in.UpdateCheck(t.Context(), job); err != nil || c.Available != "101" || !c.UpdateAvailable {
+		t.Fatalf("second update_check: %+v, %v; want build 101 (the stale appinfo.vdf removed)", c, err)
+	}
 }
