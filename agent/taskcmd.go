@@ -128,11 +128,11 @@ type taskFunc func(ctx context.Context, job install.Job) (install.Result, error)
 // run on their own goroutine.
 func (a *Agent) taskSpec(inst *instance, name string) spec {
 	return func(req wire.Request) (call, error) {
-		work, err := a.taskWork(inst, name, req)
+		work, stopped, err := a.taskWork(inst, name, req)
 		if err != nil {
 			return call{}, err
 		}
-		job, err := a.claim(inst, name)
+		job, err := a.claim(inst, name, stopped)
 		if err != nil {
 			return call{}, err
 		}
@@ -143,35 +143,46 @@ func (a *Agent) taskSpec(inst *instance, name string) spec {
 	}
 }
 
-// taskWork decodes req and returns the task's work.
-func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (taskFunc, error) {
+// taskWork decodes req and returns the task's work, and whether the game
+// must be stopped already (install; oxide_install with no_restart) rather
+// than stopped and started again by the task.
+func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (work taskFunc, stopped bool, err error) {
 	in := a.tasks.in
+	var su wire.SteamUpdateRequest
+	var ox wire.OxideInstallRequest
+	var args any
+	var stop *wire.GameStop
 	switch name {
 	case wire.FuncSteamUpdate:
-		var r wire.SteamUpdateRequest
-		if err := req.Decode(&r); err != nil {
-			return nil, err
-		}
-		if r.WarnSeconds < 0 || r.WarnSeconds > maxWarnSeconds {
-			return nil, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
-				Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
-		}
-		opts := install.UpdateOptions{Force: r.Force, Warn: time.Duration(r.WarnSeconds) * time.Second}
-		return func(ctx context.Context, job install.Job) (install.Result, error) {
-			return in.SteamUpdate(ctx, job, opts, a.updateHooks(inst))
-		}, nil
+		args, stop = &su, &su.GameStop
 	case wire.FuncOxideInstall:
-		return func(ctx context.Context, job install.Job) (install.Result, error) {
-			return install.Result{}, in.OxideInstall(ctx, job)
-		}, nil
+		args, stop = &ox, &ox.GameStop
+	default:
+		return in.Install, true, nil
 	}
-	return in.Install, nil
+	if err := req.Decode(args); err != nil {
+		return nil, false, err
+	}
+	if stop.WarnSeconds < 0 || stop.WarnSeconds > maxWarnSeconds {
+		return nil, false, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
+			Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
+	}
+	warn, hooks := time.Duration(stop.WarnSeconds)*time.Second, a.gameHooks(inst)
+	if name == wire.FuncSteamUpdate {
+		opts := install.UpdateOptions{Force: su.Force, Warn: warn}
+		return func(ctx context.Context, job install.Job) (install.Result, error) {
+			return in.SteamUpdate(ctx, job, opts, hooks)
+		}, false, nil
+	}
+	return func(ctx context.Context, job install.Job) (install.Result, error) {
+		return in.OxideInstall(ctx, job, warn, hooks)
+	}, ox.NoRestart, nil
 }
 
 // claim checks that inst may run task now and claims it: provisioning on,
-// a template, managed, no other task; install and oxide_install need the
-// game stopped.
-func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
+// a template, managed, no other task; with stopped, the game must not be
+// running.
+func (a *Agent) claim(inst *instance, task string, stopped bool) (install.Job, error) {
 	if err := a.provisioningOn(); err != nil {
 		return install.Job{}, err
 	}
@@ -180,7 +191,7 @@ func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
 		return install.Job{}, wire.Errorf(wire.CodeNotProvisioned,
 			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.cfg.ID, task)
 	}
-	if task == wire.FuncInstall || task == wire.FuncOxideInstall {
+	if stopped {
 		if st := inst.sup.Status(); gameActive(st) {
 			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s%s; stop it before %s",
 				inst.cfg.ID, st.State, map[bool]string{true: " with a crash restart pending"}[st.RestartIn != nil], task)
@@ -240,7 +251,7 @@ func (a *Agent) publishTask(inst *instance, tr wire.TaskResult) {
 // status event), answered with its result.
 func (a *Agent) updateCheckSpec(inst *instance) spec {
 	return func(wire.Request) (call, error) {
-		job, err := a.claim(inst, wire.FuncUpdateCheck)
+		job, err := a.claim(inst, wire.FuncUpdateCheck, false)
 		if err != nil {
 			return call{}, err
 		}
@@ -268,10 +279,10 @@ func gameActive(st supervise.Status) bool {
 	return st.State.Up() || st.State == wire.StateStopping || st.RestartIn != nil
 }
 
-// updateHooks are steam_update's ways to the game: warn through RCON when
-// the instance has it (else its console input), stop and start through
-// the supervisor.
-func (a *Agent) updateHooks(inst *instance) install.Hooks {
+// gameHooks are steam_update's and oxide_install's ways to the game: warn
+// through RCON when the instance has it (else its console input), stop and
+// start through the supervisor.
+func (a *Agent) gameHooks(inst *instance) install.Hooks {
 	return install.Hooks{
 		Running: func() bool { return gameActive(inst.sup.Status()) },
 		Warn: func(ctx context.Context, text string) error {

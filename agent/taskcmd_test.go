@@ -403,7 +403,8 @@ func TestTasks_InstallCheckUpdateOxide(t *testing.T) {
 
 	r.mustOK(r.cmd("rust1", `{"func":"start","wait":true}`))
 	r.mustCode(r.cmd("rust1", `{"func":"install"}`), wire.CodeInstanceRunning)
-	r.mustCode(r.cmd("rust1", `{"func":"oxide_install"}`), wire.CodeInstanceRunning)
+	r.mustCode(r.cmd("rust1", `{"func":"oxide_install","no_restart":true}`), wire.CodeInstanceRunning)
+	r.mustCode(r.cmd("rust1", `{"func":"oxide_install","warn_seconds":3601}`), wire.CodeBadArgs)
 	r.mustCode(r.cmd("rust1", `{"func":"steam_update","warn_seconds":-1}`), wire.CodeBadArgs)
 	pid := r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]
 	r.mustOK(r.cmd("rust1", `{"func":"steam_update"}`))
@@ -419,10 +420,23 @@ func TestTasks_InstallCheckUpdateOxide(t *testing.T) {
 		t.Errorf("the game was not restarted (pid %v)", pid)
 	}
 
-	r.mustOK(r.cmd("rust1", `{"func":"stop","wait":true}`))
+	// oxide_install of the running game: stopped, installed, started again.
+	pid = r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]
 	r.mustOK(r.cmd("rust1", `{"func":"oxide_install"}`))
 	if ev = r.task(5, 30*time.Second); ev.Task.Task != wire.FuncOxideInstall || ev.Task.Result != wire.TaskOK {
 		t.Fatalf("oxide_install result %+v", ev.Task)
+	}
+	if !r.hasLine("rust1", "oxide_install: stopping the game") || !r.hasLine("rust1", "oxide_install: starting the game again") {
+		t.Errorf("oxide_install of the running game did not stop and start it:\n%s", r.allLines())
+	}
+	poll.True(t, 20*time.Second, "the game runs again", func() bool { return r.state("rust1") == string(wire.StateRunning) })
+	if newPID := r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]; newPID == pid {
+		t.Errorf("the game was not restarted (pid %v)", pid)
+	}
+	r.mustOK(r.cmd("rust1", `{"func":"stop","wait":true}`))
+	r.mustOK(r.cmd("rust1", `{"func":"oxide_install","no_restart":true}`))
+	if ev = r.task(6, 30*time.Second); ev.Task.Task != wire.FuncOxideInstall || ev.Task.Result != wire.TaskOK || ev.State != wire.StateStopped {
+		t.Fatalf("oxide_install of the stopped game %+v %+v", ev, ev.Task)
 	}
 }
 
