@@ -167,15 +167,15 @@ func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (work ta
 		return nil, false, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
 			Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
 	}
-	warn, hooks := time.Duration(stop.WarnSeconds)*time.Second, a.gameHooks(inst)
+	warn := time.Duration(stop.WarnSeconds) * time.Second
 	if name == wire.FuncSteamUpdate {
 		opts := install.UpdateOptions{Force: su.Force, Warn: warn}
 		return func(ctx context.Context, job install.Job) (install.Result, error) {
-			return in.SteamUpdate(ctx, job, opts, hooks)
+			return in.SteamUpdate(ctx, job, opts, a.gameHooks(inst, job.Spec.Console))
 		}, false, nil
 	}
 	return func(ctx context.Context, job install.Job) (install.Result, error) {
-		return in.OxideInstall(ctx, job, warn, hooks)
+		return in.OxideInstall(ctx, job, warn, a.gameHooks(inst, job.Spec.Console))
 	}, ox.NoRestart, nil
 }
 
@@ -279,23 +279,13 @@ func gameActive(st supervise.Status) bool {
 	return st.State.Up() || st.State == wire.StateStopping || st.RestartIn != nil
 }
 
-// gameHooks are steam_update's and oxide_install's ways to the game: warn
-// through RCON when the instance has it (else its console input), stop and
-// start through the supervisor.
-func (a *Agent) gameHooks(inst *instance) install.Hooks {
-	return install.Hooks{
+// gameHooks are steam_update's and oxide_install's ways to the game:
+// warn with the template's broadcast command (c.BroadcastCommand; none:
+// no Warn, the players are not warned) through RCON when the instance has
+// it, else its console input; stop and start through the supervisor.
+func (a *Agent) gameHooks(inst *instance, c template.ConsoleSpec) install.Hooks {
+	h := install.Hooks{
 		Running: func() bool { return gameActive(inst.sup.Status()) },
-		Warn: func(ctx context.Context, text string) error {
-			if inst.rcon != nil {
-				c, err := inst.rcon.get()
-				if err != nil {
-					return err
-				}
-				_, err = c.Exec(ctx, "say "+text)
-				return err
-			}
-			return inst.sup.Send("say " + text)
-		},
 		Stop: func(ctx context.Context) error {
 			if err := inst.sup.Stop(); err != nil {
 				return err
@@ -305,4 +295,20 @@ func (a *Agent) gameHooks(inst *instance) install.Hooks {
 		},
 		Start: func(ctx context.Context) error { return a.startWithDeps(ctx, inst, true) },
 	}
+	if c.Broadcast == "" {
+		return h
+	}
+	h.Warn = func(ctx context.Context, text string) error {
+		cmd, _ := c.BroadcastCommand(text)
+		if inst.rcon != nil {
+			conn, err := inst.rcon.get()
+			if err != nil {
+				return err
+			}
+			_, err = conn.Exec(ctx, cmd)
+			return err
+		}
+		return inst.sup.Send(cmd)
+	}
+	return h
 }

@@ -47,13 +47,15 @@ type taskRig struct {
 	mu     sync.Mutex
 	events []wire.StateEvent   // rust1's status events; guarded by mu
 	lines  map[string][]string // agent console lines by instance; guarded by mu
+	game   map[string][]string // the game's own console lines by instance; guarded by mu
 }
 
 type rigOpts struct {
 	provisioning bool
 	steamMode    string
 	steamLimit   time.Duration
-	deadline     time.Duration // the task deadline; 0: the default
+	deadline     time.Duration        // the task deadline; 0: the default
+	spec         func(*template.Spec) // changes rust1's rendered spec; nil: none
 }
 
 func newTaskRig(t *testing.T, o rigOpts) *taskRig {
@@ -61,7 +63,7 @@ func newTaskRig(t *testing.T, o rigOpts) *taskRig {
 	ns := natstest.Start(t)
 	dir := t.TempDir()
 	r := &taskRig{t: t, root: filepath.Join(dir, "rust1"), depot: filepath.Join(dir, "depot"), done: make(chan struct{}),
-		lines: map[string][]string{}}
+		lines: map[string][]string{}, game: map[string][]string{}}
 	r.nc = ns.Connect(t)
 	game := testbin.Build(t, "./tools/fakegame")
 	crashy := filepath.Join(dir, "crashy")
@@ -109,6 +111,9 @@ restart = "on-crash"
 		t.Fatal(err)
 	}
 	spec := r.rustSpec()
+	if o.spec != nil {
+		o.spec(&spec)
+	}
 	r.a.tasks = newTasks(install.New(install.Options{Steam: r.fakeSteam(o), GitHubAPI: r.releases(), Log: log}),
 		func(id string) (template.Spec, string, bool) {
 			roots := map[string]string{"rust1": r.root, "crashy": crashy}
@@ -240,6 +245,8 @@ func (r *taskRig) watch() {
 			for _, l := range cm.Lines {
 				if l.Stream == wire.StreamAgent {
 					r.lines[cm.InstanceID] = append(r.lines[cm.InstanceID], l.Text)
+				} else {
+					r.game[cm.InstanceID] = append(r.game[cm.InstanceID], l.Text)
 				}
 			}
 			r.mu.Unlock()
@@ -304,10 +311,15 @@ func (r *taskRig) task(n int, timeout time.Duration) wire.StateEvent {
 }
 
 // hasLine: an agent line of id holds sub.
-func (r *taskRig) hasLine(id, sub string) bool {
+func (r *taskRig) hasLine(id, sub string) bool { return r.has(r.lines, id, sub) }
+
+// hasGameLine: a line of id's game holds sub.
+func (r *taskRig) hasGameLine(id, sub string) bool { return r.has(r.game, id, sub) }
+
+func (r *taskRig) has(lines map[string][]string, id, sub string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, l := range r.lines[id] {
+	for _, l := range lines[id] {
 		if strings.Contains(l, sub) {
 			return true
 		}
@@ -565,5 +577,40 @@ steamcmd_home = %q
 	depotBuild(t, depot, "101")
 	if c, err = a.tasks.in.UpdateCheck(t.Context(), job); err != nil || c.Available != "101" || !c.UpdateAvailable {
 		t.Fatalf("second update_check: %+v, %v; want build 101 (the stale appinfo.vdf removed)", c, err)
+	}
+}
+
+// The warning before steam_update's stop is the template's broadcast
+// command, sent to the game's console; a template without one warns
+// nobody and still waits warn_seconds before the stop.
+func TestTasks_UpdateWarnsWithTheTemplatesBroadcast(t *testing.T) {
+	for _, tc := range []struct {
+		name, broadcast, want string
+	}{
+		{"broadcast", "broadcast {message} !", "echo: broadcast The server restarts for a game update in 1 seconds. !"},
+		{"none", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTaskRig(t, rigOpts{provisioning: true, spec: func(s *template.Spec) { s.Console.Broadcast = tc.broadcast }})
+			r.mustOK(r.cmd("rust1", `{"func":"start","wait":true}`))
+			start := time.Now()
+			r.mustOK(r.cmd("rust1", `{"func":"steam_update","force":true,"warn_seconds":1}`))
+			ev := r.task(1, 60*time.Second)
+			if ev.Task.Result != wire.TaskOK {
+				t.Fatalf("steam_update %+v", ev.Task)
+			}
+			if time.Since(start) < time.Second {
+				t.Errorf("the update did not wait warn_seconds (%s)", time.Since(start))
+			}
+			if tc.want != "" && !r.hasGameLine("rust1", tc.want) {
+				t.Errorf("the game did not get %q:\n%s", tc.want, r.allLines())
+			}
+			if tc.want == "" && (!r.hasLine("rust1", "steam_update: the game has no broadcast command: the players are not warned") || r.hasGameLine("rust1", "restarts for")) {
+				t.Errorf("no broadcast: %s", r.allLines())
+			}
+			if r.hasGameLine("rust1", "echo: say ") {
+				t.Error("the game got a hard-coded say")
+			}
+		})
 	}
 }

@@ -38,8 +38,9 @@ func (in *Installer) UpdateCheck(ctx context.Context, job Job) (Check, error) {
 	return c, err
 }
 
-// Hooks are what steam_update needs of the instance's supervisor. Nil
-// funcs are skipped (Running nil: not running).
+// Hooks are what steam_update and OxideInstall need of the instance's
+// supervisor. Nil funcs are skipped (Running nil: not running; Warn nil:
+// the game cannot tell its players, the warning's wait still happens).
 type Hooks struct {
 	Running func() bool                                  // is the game running now
 	Warn    func(ctx context.Context, text string) error // tell the players (console or RCON)
@@ -132,13 +133,18 @@ func (in *Installer) updateGame(ctx context.Context, job *Job, res *Result) erro
 	return in.reapply(ctx, job)
 }
 
-// warnAndStop warns the players, waits, and stops the game for why.
+// warnAndStop warns the players (when hooks.Warn can: the game has a way
+// to tell them), waits warn all the same, and stops the game for why.
 func warnAndStop(ctx context.Context, job *Job, warn time.Duration, why string, hooks Hooks) error {
-	if warn > 0 && hooks.Warn != nil {
+	if warn > 0 {
 		text := fmt.Sprintf("The server restarts for %s in %d seconds.", why, int(math.Ceil(warn.Seconds())))
-		job.say("warning the players: %s", text)
-		if err := hooks.Warn(ctx, text); err != nil {
-			job.say("could not warn the players: %v", err) // the update goes on
+		if hooks.Warn == nil {
+			job.say("the game has no broadcast command: the players are not warned; stopping in %s", warn)
+		} else {
+			job.say("warning the players: %s", text)
+			if err := hooks.Warn(ctx, text); err != nil {
+				job.say("could not warn the players: %v", err) // the update goes on
+			}
 		}
 		t := time.NewTimer(warn)
 		select {

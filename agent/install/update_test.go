@@ -121,6 +121,28 @@ func TestSteamUpdate_StopUpdateReapplyStart(t *testing.T) {
 	}
 }
 
+// A game without a broadcast command (Hooks.Warn nil): nobody is warned,
+// the progress says so, and the stop still waits the warning's time.
+func TestSteamUpdate_NoBroadcastStillWaits(t *testing.T) {
+	r, spec := installed(t, "", 0)
+	h := &hooks{running: true}
+	hk := h.Hooks()
+	hk.Warn = nil
+	start := time.Now()
+	if _, err := r.in.SteamUpdate(context.Background(), r.job(spec), UpdateOptions{Force: true, Warn: 300 * time.Millisecond}, hk); err != nil {
+		t.Fatalf("update: %v\n%s", err, r.prog.text())
+	}
+	if got := h.got(); !slices.Equal(got, []string{"stop", "start"}) {
+		t.Errorf("hooks %q", got)
+	}
+	if !r.prog.has("the game has no broadcast command: the players are not warned; stopping in 300ms") {
+		t.Errorf("progress:\n%s", r.prog.text())
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("stopped after %s, before the warning's 300ms", d)
+	}
+}
+
 // Nothing newer: no stop, no steamcmd update, nothing reapplied.
 func TestSteamUpdate_NothingToDo(t *testing.T) {
 	r, spec := installed(t, "", 0)
