@@ -587,7 +587,7 @@ func TestTasks_UpdateWarnsWithTheTemplatesBroadcast(t *testing.T) {
 	for _, tc := range []struct {
 		name, broadcast, want string
 	}{
-		{"broadcast", "broadcast {message} !", "echo: broadcast The server restarts for a game update in 1 seconds. !"},
+		{"broadcast", "broadcast {message} !", "echo: broadcast The server restarts for a game update in 1 second. !"},
 		{"none", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

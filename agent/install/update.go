@@ -137,7 +137,8 @@ func (in *Installer) updateGame(ctx context.Context, job *Job, res *Result) erro
 // to tell them), waits warn all the same, and stops the game for why.
 func warnAndStop(ctx context.Context, job *Job, warn time.Duration, why string, hooks Hooks) error {
 	if warn > 0 {
-		text := fmt.Sprintf("The server restarts for %s in %d seconds.", why, int(math.Ceil(warn.Seconds())))
+		secs := int(math.Ceil(warn.Seconds()))
+		text := fmt.Sprintf("The server restarts for %s in %d %s.", why, secs, map[bool]string{true: "second", false: "seconds"}[secs == 1])
 		if hooks.Warn == nil {
 			job.say("the game has no broadcast command: the players are not warned; stopping in %s", warn)
 		} else {

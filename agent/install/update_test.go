@@ -106,7 +106,7 @@ func TestSteamUpdate_StopUpdateReapplyStart(t *testing.T) {
 	if res != (Result{OldBuild: "100", NewBuild: "101", Updated: true, Started: true}) {
 		t.Errorf("result %+v", res)
 	}
-	want := []string{"warn: The server restarts for a game update in 1 seconds.", "stop", "start"}
+	want := []string{"warn: The server restarts for a game update in 1 second.", "stop", "start"}
 	if got := h.got(); !slices.Equal(got, want) {
 		t.Errorf("hooks %q, want %q", got, want)
 	}
@@ -225,7 +225,7 @@ func TestOxideInstall(t *testing.T) {
 	if err != nil || !res.Started {
 		t.Fatalf("running game: %+v, %v", res, err)
 	}
-	want := []string{"warn: The server restarts for a mod framework install in 1 seconds.", "stop", "start"}
+	want := []string{"warn: The server restarts for a mod framework install in 1 second.", "stop", "start"}
 	if got := running.got(); !slices.Equal(got, want) || time.Since(start) < 50*time.Millisecond {
 		t.Errorf("hooks %q, want %q after the warning's wait", got, want)
 	}
