@@ -93,7 +93,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 	}
 	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
 	a.metrics = newAgentMetrics(a)
-	a.tasks = newTasks(hostInstaller(logger), a.provisioned, a.log)
+	a.tasks = newTasks(hostInstaller(&cfg.Agent, logger), a.provisioned, a.log)
 	for i := range cfg.Instances {
 		inst, err := a.newInstance(&cfg.Instances[i])
 		if err != nil {

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/install"
-	"github.com/corrosion/corrosion/agent/steam"
 	"github.com/corrosion/corrosion/agent/supervise"
 	"github.com/corrosion/corrosion/agent/template"
 	"github.com/corrosion/corrosion/agent/wire"
@@ -23,102 +19,9 @@ import (
 // Progress goes to the instance's console as agent lines; the end is a
 // status event carrying wire.TaskResult.
 
-// Limits of a task.
-const (
-	defaultTaskDeadline = 3 * time.Hour // a whole task, retries included
-	maxWarnSeconds      = 3600          // steam_update's warn_seconds at most
-)
-
-// provisionLookup returns an instance's rendered template and root; ok is
-// false for an instance without a template (one of agent.toml's).
-type provisionLookup func(id string) (spec template.Spec, root string, ok bool)
-
-// tasks runs the provisioning tasks of one agent.
-type tasks struct {
-	in       *install.Installer // immutable after newTasks
-	lookup   provisionLookup    // immutable after newTasks
-	deadline time.Duration      // immutable after newTasks
-	log      *slog.Logger       // immutable
-
-	mu        sync.Mutex
-	running   map[string]string // instance id -> the task running on it; guarded by mu
-	available map[string]string // instance id -> the build its last update_check saw; guarded by mu
-	wg        sync.WaitGroup    // the task goroutines; wait() at shutdown
-}
-
-func newTasks(in *install.Installer, lookup provisionLookup, log *slog.Logger) *tasks {
-	return &tasks{in: in, lookup: lookup, deadline: defaultTaskDeadline, log: log,
-		running: map[string]string{}, available: map[string]string{}}
-}
-
-// hostInstaller is the agent's installer: steamcmd is the first of
-// steamcmd, steamcmd.sh on PATH (none: a steamcmd step fails with
-// install_no_steamcmd).
-func hostInstaller(log *slog.Logger) *install.Installer {
-	o := install.Options{Log: log.With("component", "install")}
-	for _, name := range []string{"steamcmd", "steamcmd.sh"} {
-		if p, err := exec.LookPath(name); err == nil {
-			o.Steam = &steam.Runner{Path: p, Log: log.With("component", "steam")}
-			break
-		}
-	}
-	return install.New(o)
-}
-
-// begin claims id for task; the task already running on it is the error.
-func (t *tasks) begin(id, task string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if cur := t.running[id]; cur != "" {
-		return wire.Errorf(wire.CodeBusy, "instance %s is busy with %s; one task at a time", id, cur)
-	}
-	t.running[id] = task
-	t.wg.Add(1)
-	return nil
-}
-
-func (t *tasks) end(id string) {
-	t.mu.Lock()
-	delete(t.running, id)
-	t.mu.Unlock()
-	t.wg.Done()
-}
-
-// current is the task running on id, "" if none.
-func (t *tasks) current(id string) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.running[id]
-}
-
-// builds are the instance's installed build (its game's manifest, read
-// now) and the newest build its last update_check saw, for the heartbeat;
-// "" when unknown.
-func (t *tasks) builds(id string) (installed, available string) {
-	spec, root, ok := t.lookup(id)
-	if !ok {
-		return "", ""
-	}
-	if app := install.SteamApp(spec); app != "" {
-		if m, err := steam.Installed(root, app); err == nil {
-			installed = m.BuildID
-		}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return installed, t.available[id]
-}
-
-// saw records the build an update_check saw.
-func (t *tasks) saw(id, build string) {
-	t.mu.Lock()
-	t.available[id] = build
-	t.mu.Unlock()
-}
-
-// wait waits for the running tasks (at shutdown, once their context is
-// cancelled, they end promptly).
-func (t *tasks) wait() { t.wg.Wait() }
+// maxWarnSeconds is steam_update's and oxide_install's warn_seconds at
+// most.
+const maxWarnSeconds = 3600
 
 // taskFunc is one task's work.
 type taskFunc func(ctx context.Context, job install.Job) (install.Result, error)
@@ -128,11 +31,11 @@ type taskFunc func(ctx context.Context, job install.Job) (install.Result, error)
 // run on their own goroutine.
 func (a *Agent) taskSpec(inst *instance, name string) spec {
 	return func(req wire.Request) (call, error) {
-		work, err := a.taskWork(inst, name, req)
+		work, stopped, err := a.taskWork(inst, name, req)
 		if err != nil {
 			return call{}, err
 		}
-		job, err := a.claim(inst, name)
+		job, err := a.claim(inst, name, stopped)
 		if err != nil {
 			return call{}, err
 		}
@@ -143,35 +46,46 @@ func (a *Agent) taskSpec(inst *instance, name string) spec {
 	}
 }
 
-// taskWork decodes req and returns the task's work.
-func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (taskFunc, error) {
+// taskWork decodes req and returns the task's work, and whether the game
+// must be stopped already (install; oxide_install with no_restart) rather
+// than stopped and started again by the task.
+func (a *Agent) taskWork(inst *instance, name string, req wire.Request) (work taskFunc, stopped bool, err error) {
 	in := a.tasks.in
+	var su wire.SteamUpdateRequest
+	var ox wire.OxideInstallRequest
+	var args any
+	var stop *wire.GameStop
 	switch name {
 	case wire.FuncSteamUpdate:
-		var r wire.SteamUpdateRequest
-		if err := req.Decode(&r); err != nil {
-			return nil, err
-		}
-		if r.WarnSeconds < 0 || r.WarnSeconds > maxWarnSeconds {
-			return nil, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
-				Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
-		}
-		opts := install.UpdateOptions{Force: r.Force, Warn: time.Duration(r.WarnSeconds) * time.Second}
-		return func(ctx context.Context, job install.Job) (install.Result, error) {
-			return in.SteamUpdate(ctx, job, opts, a.updateHooks(inst))
-		}, nil
+		args, stop = &su, &su.GameStop
 	case wire.FuncOxideInstall:
-		return func(ctx context.Context, job install.Job) (install.Result, error) {
-			return install.Result{}, in.OxideInstall(ctx, job)
-		}, nil
+		args, stop = &ox, &ox.GameStop
+	default:
+		return in.Install, true, nil
 	}
-	return in.Install, nil
+	if err := req.Decode(args); err != nil {
+		return nil, false, err
+	}
+	if stop.WarnSeconds < 0 || stop.WarnSeconds > maxWarnSeconds {
+		return nil, false, &wire.Error{Code: wire.CodeBadArgs, Field: "warn_seconds",
+			Msg: fmt.Sprintf("warn_seconds must be 0 to %d", maxWarnSeconds)}
+	}
+	warn := time.Duration(stop.WarnSeconds) * time.Second
+	if name == wire.FuncSteamUpdate {
+		opts := install.UpdateOptions{Force: su.Force, Warn: warn}
+		return func(ctx context.Context, job install.Job) (install.Result, error) {
+			return in.SteamUpdate(ctx, job, opts, a.gameHooks(inst, job.Spec.Console))
+		}, false, nil
+	}
+	return func(ctx context.Context, job install.Job) (install.Result, error) {
+		return in.OxideInstall(ctx, job, warn, a.gameHooks(inst, job.Spec.Console))
+	}, ox.NoRestart, nil
 }
 
 // claim checks that inst may run task now and claims it: provisioning on,
-// a template, managed, no other task; install and oxide_install need the
-// game stopped.
-func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
+// a template, managed, no other task; with stopped, the game must not be
+// running.
+func (a *Agent) claim(inst *instance, task string, stopped bool) (install.Job, error) {
 	if err := a.provisioningOn(); err != nil {
 		return install.Job{}, err
 	}
@@ -180,7 +94,7 @@ func (a *Agent) claim(inst *instance, task string) (install.Job, error) {
 		return install.Job{}, wire.Errorf(wire.CodeNotProvisioned,
 			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.cfg.ID, task)
 	}
-	if task == wire.FuncInstall || task == wire.FuncOxideInstall {
+	if stopped {
 		if st := inst.sup.Status(); gameActive(st) {
 			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s%s; stop it before %s",
 				inst.cfg.ID, st.State, map[bool]string{true: " with a crash restart pending"}[st.RestartIn != nil], task)
@@ -240,7 +154,7 @@ func (a *Agent) publishTask(inst *instance, tr wire.TaskResult) {
 // status event), answered with its result.
 func (a *Agent) updateCheckSpec(inst *instance) spec {
 	return func(wire.Request) (call, error) {
-		job, err := a.claim(inst, wire.FuncUpdateCheck)
+		job, err := a.claim(inst, wire.FuncUpdateCheck, false)
 		if err != nil {
 			return call{}, err
 		}
@@ -268,23 +182,13 @@ func gameActive(st supervise.Status) bool {
 	return st.State.Up() || st.State == wire.StateStopping || st.RestartIn != nil
 }
 
-// updateHooks are steam_update's ways to the game: warn through RCON when
-// the instance has it (else its console input), stop and start through
-// the supervisor.
-func (a *Agent) updateHooks(inst *instance) install.Hooks {
-	return install.Hooks{
+// gameHooks are steam_update's and oxide_install's ways to the game:
+// warn with the template's broadcast command (c.BroadcastCommand; none:
+// no Warn, the players are not warned) through RCON when the instance has
+// it, else its console input; stop and start through the supervisor.
+func (a *Agent) gameHooks(inst *instance, c template.ConsoleSpec) install.Hooks {
+	h := install.Hooks{
 		Running: func() bool { return gameActive(inst.sup.Status()) },
-		Warn: func(ctx context.Context, text string) error {
-			if inst.rcon != nil {
-				c, err := inst.rcon.get()
-				if err != nil {
-					return err
-				}
-				_, err = c.Exec(ctx, "say "+text)
-				return err
-			}
-			return inst.sup.Send("say " + text)
-		},
 		Stop: func(ctx context.Context) error {
 			if err := inst.sup.Stop(); err != nil {
 				return err
@@ -294,4 +198,20 @@ func (a *Agent) updateHooks(inst *instance) install.Hooks {
 		},
 		Start: func(ctx context.Context) error { return a.startWithDeps(ctx, inst, true) },
 	}
+	if c.Broadcast == "" {
+		return h
+	}
+	h.Warn = func(ctx context.Context, text string) error {
+		cmd, _ := c.BroadcastCommand(text)
+		if inst.rcon != nil {
+			conn, err := inst.rcon.get()
+			if err != nil {
+				return err
+			}
+			_, err = conn.Exec(ctx, cmd)
+			return err
+		}
+		return inst.sup.Send(cmd)
+	}
+	return h
 }

@@ -47,13 +47,15 @@ type taskRig struct {
 	mu     sync.Mutex
 	events []wire.StateEvent   // rust1's status events; guarded by mu
 	lines  map[string][]string // agent console lines by instance; guarded by mu
+	game   map[string][]string // the game's own console lines by instance; guarded by mu
 }
 
 type rigOpts struct {
 	provisioning bool
 	steamMode    string
 	steamLimit   time.Duration
-	deadline     time.Duration // the task deadline; 0: the default
+	deadline     time.Duration        // the task deadline; 0: the default
+	spec         func(*template.Spec) // changes rust1's rendered spec; nil: none
 }
 
 func newTaskRig(t *testing.T, o rigOpts) *taskRig {
@@ -61,7 +63,7 @@ func newTaskRig(t *testing.T, o rigOpts) *taskRig {
 	ns := natstest.Start(t)
 	dir := t.TempDir()
 	r := &taskRig{t: t, root: filepath.Join(dir, "rust1"), depot: filepath.Join(dir, "depot"), done: make(chan struct{}),
-		lines: map[string][]string{}}
+		lines: map[string][]string{}, game: map[string][]string{}}
 	r.nc = ns.Connect(t)
 	game := testbin.Build(t, "./tools/fakegame")
 	crashy := filepath.Join(dir, "crashy")
@@ -109,6 +111,9 @@ restart = "on-crash"
 		t.Fatal(err)
 	}
 	spec := r.rustSpec()
+	if o.spec != nil {
+		o.spec(&spec)
+	}
 	r.a.tasks = newTasks(install.New(install.Options{Steam: r.fakeSteam(o), GitHubAPI: r.releases(), Log: log}),
 		func(id string) (template.Spec, string, bool) {
 			roots := map[string]string{"rust1": r.root, "crashy": crashy}
@@ -146,15 +151,19 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *taskRig) rustSpec() template.Spec {
+func (r *taskRig) rustSpec() template.Spec { return rustSpec(r.t) }
+
+// rustSpec is the built-in rust template rendered with FRAMEWORK oxide.
+func rustSpec(t *testing.T) template.Spec {
+	t.Helper()
 	data, _ := template.BuiltinSource("rust")
 	tpl, err := template.Parse(data)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	s, err := template.Render(&tpl, map[string]string{"FRAMEWORK": "oxide", "RCON_PASSWORD": "rcon-secret-1"})
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return s
 }
@@ -173,14 +182,18 @@ func (r *taskRig) fakeSteam(o rigOpts) *steam.Runner {
 }
 
 // build adds Rust build b to the depot: it overwrites Oxide's patched file.
-func (r *taskRig) build(b string) {
+func (r *taskRig) build(b string) { depotBuild(r.t, r.depot, b) }
+
+// depotBuild adds Rust build b to the fake steamcmd's depot.
+func depotBuild(t *testing.T, depot, b string) {
+	t.Helper()
 	for name, body := range map[string]string{"RustDedicated": "server " + b, "RustDedicated_Data/Managed/Assembly-CSharp.dll": "vanilla " + b} {
-		p := filepath.Join(r.depot, "258550", "public", b, name)
+		p := filepath.Join(depot, "258550", "public", b, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			r.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
 }
@@ -232,6 +245,8 @@ func (r *taskRig) watch() {
 			for _, l := range cm.Lines {
 				if l.Stream == wire.StreamAgent {
 					r.lines[cm.InstanceID] = append(r.lines[cm.InstanceID], l.Text)
+				} else {
+					r.game[cm.InstanceID] = append(r.game[cm.InstanceID], l.Text)
 				}
 			}
 			r.mu.Unlock()
@@ -296,10 +311,15 @@ func (r *taskRig) task(n int, timeout time.Duration) wire.StateEvent {
 }
 
 // hasLine: an agent line of id holds sub.
-func (r *taskRig) hasLine(id, sub string) bool {
+func (r *taskRig) hasLine(id, sub string) bool { return r.has(r.lines, id, sub) }
+
+// hasGameLine: a line of id's game holds sub.
+func (r *taskRig) hasGameLine(id, sub string) bool { return r.has(r.game, id, sub) }
+
+func (r *taskRig) has(lines map[string][]string, id, sub string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, l := range r.lines[id] {
+	for _, l := range lines[id] {
 		if strings.Contains(l, sub) {
 			return true
 		}
@@ -395,7 +415,8 @@ func TestTasks_InstallCheckUpdateOxide(t *testing.T) {
 
 	r.mustOK(r.cmd("rust1", `{"func":"start","wait":true}`))
 	r.mustCode(r.cmd("rust1", `{"func":"install"}`), wire.CodeInstanceRunning)
-	r.mustCode(r.cmd("rust1", `{"func":"oxide_install"}`), wire.CodeInstanceRunning)
+	r.mustCode(r.cmd("rust1", `{"func":"oxide_install","no_restart":true}`), wire.CodeInstanceRunning)
+	r.mustCode(r.cmd("rust1", `{"func":"oxide_install","warn_seconds":3601}`), wire.CodeBadArgs)
 	r.mustCode(r.cmd("rust1", `{"func":"steam_update","warn_seconds":-1}`), wire.CodeBadArgs)
 	pid := r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]
 	r.mustOK(r.cmd("rust1", `{"func":"steam_update"}`))
@@ -411,10 +432,23 @@ func TestTasks_InstallCheckUpdateOxide(t *testing.T) {
 		t.Errorf("the game was not restarted (pid %v)", pid)
 	}
 
-	r.mustOK(r.cmd("rust1", `{"func":"stop","wait":true}`))
+	// oxide_install of the running game: stopped, installed, started again.
+	pid = r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]
 	r.mustOK(r.cmd("rust1", `{"func":"oxide_install"}`))
 	if ev = r.task(5, 30*time.Second); ev.Task.Task != wire.FuncOxideInstall || ev.Task.Result != wire.TaskOK {
 		t.Fatalf("oxide_install result %+v", ev.Task)
+	}
+	if !r.hasLine("rust1", "oxide_install: stopping the game") || !r.hasLine("rust1", "oxide_install: starting the game again") {
+		t.Errorf("oxide_install of the running game did not stop and start it:\n%s", r.allLines())
+	}
+	poll.True(t, 20*time.Second, "the game runs again", func() bool { return r.state("rust1") == string(wire.StateRunning) })
+	if newPID := r.mustOK(r.cmd("rust1", `{"func":"status"}`))["pid"]; newPID == pid {
+		t.Errorf("the game was not restarted (pid %v)", pid)
+	}
+	r.mustOK(r.cmd("rust1", `{"func":"stop","wait":true}`))
+	r.mustOK(r.cmd("rust1", `{"func":"oxide_install","no_restart":true}`))
+	if ev = r.task(6, 30*time.Second); ev.Task.Task != wire.FuncOxideInstall || ev.Task.Result != wire.TaskOK || ev.State != wire.StateStopped {
+		t.Fatalf("oxide_install of the stopped game %+v %+v", ev, ev.Task)
 	}
 }
 
@@ -500,4 +534,83 @@ func TestTasks_CrashRestartPendingAndOneSteamCMD(t *testing.T) {
 	poll.True(t, 10*time.Second, "crashy waits for steamcmd", func() bool {
 		return r.hasLine("crashy", "install: waiting for another steamcmd run on this host")
 	})
+}
+
+// [agent] steamcmd and steamcmd_home: the agent runs the configured
+// steamcmd (not on PATH) and removes the stale appinfo.vdf in its home, not
+// beside the program: the second update_check sees the new build.
+func TestTasks_ConfiguredSteamCMDAndHome(t *testing.T) {
+	dir := t.TempDir()
+	home, depot := filepath.Join(dir, "home", "Steam"), filepath.Join(dir, "depot")
+	fake := testbin.Build(t, "./tools/fakesteamcmd")
+	t.Setenv("FAKESTEAMCMD_HOME", home)
+	t.Setenv("FAKESTEAMCMD_DEPOT", depot)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(`[agent]
+license_id = %q
+state_dir = %q
+provisioning = true
+steamcmd = %q
+steamcmd_home = %q
+`, taskLicense, filepath.Join(dir, "state"), fake, home)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := install.Job{Spec: rustSpec(t), Root: filepath.Join(dir, "rust1"), Progress: func(l string) { t.Log(l) }}
+	depotBuild(t, depot, "100")
+	c, err := a.tasks.in.UpdateCheck(t.Context(), job)
+	if err != nil || c.Available != "100" {
+		t.Fatalf("first update_check: %+v, %v", c, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "appcache", "appinfo.vdf")); err != nil {
+		t.Fatalf("steamcmd left no appinfo.vdf in its home: %v", err)
+	}
+	depotBuild(t, depot, "101")
+	if c, err = a.tasks.in.UpdateCheck(t.Context(), job); err != nil || c.Available != "101" || !c.UpdateAvailable {
+		t.Fatalf("second update_check: %+v, %v; want build 101 (the stale appinfo.vdf removed)", c, err)
+	}
+}
+
+// The warning before steam_update's stop is the template's broadcast
+// command, sent to the game's console; a template without one warns
+// nobody and still waits warn_seconds before the stop.
+func TestTasks_UpdateWarnsWithTheTemplatesBroadcast(t *testing.T) {
+	for _, tc := range []struct {
+		name, broadcast, want string
+	}{
+		{"broadcast", "broadcast {message} !", "echo: broadcast The server restarts for a game update in 1 second. !"},
+		{"none", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTaskRig(t, rigOpts{provisioning: true, spec: func(s *template.Spec) { s.Console.Broadcast = tc.broadcast }})
+			r.mustOK(r.cmd("rust1", `{"func":"start","wait":true}`))
+			start := time.Now()
+			r.mustOK(r.cmd("rust1", `{"func":"steam_update","force":true,"warn_seconds":1}`))
+			ev := r.task(1, 60*time.Second)
+			if ev.Task.Result != wire.TaskOK {
+				t.Fatalf("steam_update %+v", ev.Task)
+			}
+			if time.Since(start) < time.Second {
+				t.Errorf("the update did not wait warn_seconds (%s)", time.Since(start))
+			}
+			if tc.want != "" && !r.hasGameLine("rust1", tc.want) {
+				t.Errorf("the game did not get %q:\n%s", tc.want, r.allLines())
+			}
+			if tc.want == "" && (!r.hasLine("rust1", "steam_update: the game has no broadcast command: the players are not warned") || r.hasGameLine("rust1", "restarts for")) {
+				t.Errorf("no broadcast: %s", r.allLines())
+			}
+			if r.hasGameLine("rust1", "echo: say ") {
+				t.Error("the game got a hard-coded say")
+			}
+		})
+	}
 }

@@ -87,6 +87,15 @@ type Agent struct {
 	// inbound reachability probe connects there and nowhere else. Empty
 	// (the default): the panel probes nothing.
 	PublicAddress string `toml:"public_address"`
+
+	// SteamCMD is the steamcmd program the install tasks run: an absolute
+	// path or a command name on PATH; "" looks for steamcmd, then
+	// steamcmd.sh, on PATH (see SteamCMDProgram).
+	SteamCMD string `toml:"steamcmd"`
+	// SteamCMDHome is the directory holding steamcmd's appcache/ when it
+	// is not the program's own directory (Debian's /usr/games/steamcmd
+	// wrapper keeps it in the user's home); "" is the program's directory.
+	SteamCMDHome string `toml:"steamcmd_home"`
 }
 
 // ErrRunAsRoot: the agent runs as root and allow_root is not set, so it

@@ -53,6 +53,48 @@ func (a *Agent) validateProvisioning(p *problems) {
 			p.add(field, "%w", err)
 		}
 	}
+	a.validateSteamCMD(p)
+}
+
+// validateSteamCMD checks steamcmd (an executable, as ResolveProgram says)
+// and steamcmd_home (an absolute, existing directory: steamcmd runs in it;
+// it creates its appcache/ there on its first run).
+func (a *Agent) validateSteamCMD(p *problems) {
+	if a.SteamCMD != "" {
+		if _, err := ResolveProgram(a.SteamCMD); err != nil {
+			p.add("agent.steamcmd", "%w", err)
+		}
+	}
+	switch home := a.SteamCMDHome; {
+	case home == "":
+	case !filepath.IsAbs(home):
+		p.add("agent.steamcmd_home", "%q is a relative path (want the absolute directory holding steamcmd's appcache/)", home)
+	default:
+		if fi, err := os.Stat(home); err != nil {
+			p.add("agent.steamcmd_home", "%q %w (run steamcmd once, or create it)", home, statErr(err))
+		} else if !fi.IsDir() {
+			p.add("agent.steamcmd_home", "%q is not a directory", home)
+		}
+	}
+}
+
+// steamCMDNames are the names looked up on PATH when steamcmd is not set.
+var steamCMDNames = []string{"steamcmd", "steamcmd.sh"}
+
+// SteamCMDProgram is the absolute path of the steamcmd the install tasks
+// run: steamcmd as ResolveProgram resolves it, or when it is not set the
+// first of steamcmd, steamcmd.sh on PATH. ok is false when there is none.
+func (a *Agent) SteamCMDProgram() (path string, ok bool) {
+	if a.SteamCMD != "" {
+		p, err := ResolveProgram(a.SteamCMD)
+		return p, err == nil
+	}
+	for _, name := range steamCMDNames {
+		if p, err := ResolveProgram(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // ResolveProgram is the absolute path of an allowed_programs entry (or of

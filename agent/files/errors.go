@@ -67,14 +67,22 @@ func errDenied(rel string) *wire.Error {
 	return wire.Errorf(CodeDenied, "path %q is denied by the instance's file policy", rel)
 }
 
-// mapErr turns an error from the file system into a coded wire error. op
-// names the step, rel is the request-relative path; host paths never reach
-// the message.
+// mapErr turns an error from the file system into a coded wire error that
+// keeps err as its cause (errors.Is(err, syscall.ENOSPC) holds through it;
+// see IsDiskFull). op names the step, rel is the request-relative path;
+// host paths never reach the message.
 func mapErr(op, rel string, err error) error {
 	var we *wire.Error
 	if errors.As(err, &we) {
 		return we
 	}
+	we = codeOf(op, rel, err)
+	we.Err = err
+	return we
+}
+
+// codeOf is mapErr's coded error without its cause.
+func codeOf(op, rel string, err error) *wire.Error {
 	cause := err
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -14,7 +14,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/corrosion/corrosion/agent/files"
 	"github.com/corrosion/corrosion/agent/template"
@@ -115,7 +114,7 @@ func (in *Installer) download(ctx context.Context, f fetchSpec, dst string) (int
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return n, &Error{Code: CodeCanceled, Msg: "download canceled", Err: ctx.Err()}
-	case errors.Is(err, syscall.ENOSPC):
+	case files.IsDiskFull(err):
 		return n, &Error{Code: CodeDiskFull, Msg: "download: no space left on the device", Err: err}
 	case err != nil:
 		return n, &Error{Code: CodeDownload, Msg: fmt.Sprintf("download %s: %v", f.url, err), Err: err}
@@ -183,6 +182,8 @@ func extractError(err error) error {
 	}
 	msg := "unpack: " + we.Msg + "; nothing was installed"
 	switch {
+	case files.IsDiskFull(err):
+		return &Error{Code: CodeDiskFull, Msg: msg, Err: err}
 	case we.Code == files.CodeOutsideRoot, we.Code == files.CodeInvalidPath:
 		return &Error{Code: CodeUnsafeArchive, Msg: msg, Err: err}
 	case we.Code == files.CodeInvalidArch:
@@ -190,8 +191,6 @@ func extractError(err error) error {
 			return &Error{Code: CodeUnsafeArchive, Msg: msg, Err: err}
 		}
 		return &Error{Code: CodeCorruptArchive, Msg: msg, Err: err}
-	case strings.Contains(we.Msg, syscall.ENOSPC.Error()):
-		return &Error{Code: CodeDiskFull, Msg: msg, Err: err}
 	case we.Code == files.CodeTooLarge:
 		return &Error{Code: CodeDownload, Msg: msg, Err: err}
 	}
@@ -200,7 +199,7 @@ func extractError(err error) error {
 
 // fsError is a file system error of step as an *Error.
 func fsError(step string, err error) error {
-	if errors.Is(err, syscall.ENOSPC) {
+	if files.IsDiskFull(err) {
 		return &Error{Code: CodeDiskFull, Msg: step + ": no space left on the device", Err: err}
 	}
 	return &Error{Code: CodeFailed, Msg: fmt.Sprintf("%s: %v", step, err), Err: err}

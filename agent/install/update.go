@@ -38,8 +38,9 @@ func (in *Installer) UpdateCheck(ctx context.Context, job Job) (Check, error) {
 	return c, err
 }
 
-// Hooks are what steam_update needs of the instance's supervisor. Nil
-// funcs are skipped (Running nil: not running).
+// Hooks are what steam_update and OxideInstall need of the instance's
+// supervisor. Nil funcs are skipped (Running nil: not running; Warn nil:
+// the game cannot tell its players, the warning's wait still happens).
 type Hooks struct {
 	Running func() bool                                  // is the game running now
 	Warn    func(ctx context.Context, text string) error // tell the players (console or RCON)
@@ -82,23 +83,35 @@ func (in *Installer) SteamUpdate(ctx context.Context, job Job, opts UpdateOption
 		}
 		job.say("update available: build %s → %s", orNone(c.Installed), c.Available)
 	}
+	var err error
+	res.Started, err = withGameStopped(ctx, &job, opts.Warn, "a game update", hooks, func() error {
+		return in.updateGame(ctx, &job, &res)
+	})
+	return res, err
+}
+
+// withGameStopped runs work with the game stopped: when it runs, the
+// players are warned (why says what for), warn later it is stopped
+// gracefully, and after work it is started again (started says so). A
+// failed work leaves it stopped.
+func withGameStopped(ctx context.Context, job *Job, warn time.Duration, why string, hooks Hooks, work func() error) (started bool, err error) {
 	wasRunning := hooks.Running != nil && hooks.Running()
 	if wasRunning {
-		if err := warnAndStop(ctx, &job, opts.Warn, hooks); err != nil {
-			return res, err
+		if err := warnAndStop(ctx, job, warn, why, hooks); err != nil {
+			return false, err
 		}
 	}
-	if err := in.updateGame(ctx, &job, &res); err != nil {
-		return res, err
+	if err := work(); err != nil {
+		return false, err
 	}
-	if wasRunning && hooks.Start != nil {
-		job.say("starting the game again")
-		if err := hooks.Start(ctx); err != nil {
-			return res, &Error{Code: CodeStart, Msg: fmt.Sprintf("start after the update: %v", err), Err: err}
-		}
-		res.Started = true
+	if !wasRunning || hooks.Start == nil {
+		return false, nil
 	}
-	return res, nil
+	job.say("starting the game again")
+	if err := hooks.Start(ctx); err != nil {
+		return false, &Error{Code: CodeStart, Msg: fmt.Sprintf("start after %s: %v", why, err), Err: err}
+	}
+	return true, nil
 }
 
 // updateGame runs the steamcmd steps as an update, confirms the build and
@@ -120,13 +133,19 @@ func (in *Installer) updateGame(ctx context.Context, job *Job, res *Result) erro
 	return in.reapply(ctx, job)
 }
 
-// warnAndStop warns the players, waits, and stops the game.
-func warnAndStop(ctx context.Context, job *Job, warn time.Duration, hooks Hooks) error {
-	if warn > 0 && hooks.Warn != nil {
-		text := fmt.Sprintf("The server restarts for a game update in %d seconds.", int(math.Ceil(warn.Seconds())))
-		job.say("warning the players: %s", text)
-		if err := hooks.Warn(ctx, text); err != nil {
-			job.say("could not warn the players: %v", err) // the update goes on
+// warnAndStop warns the players (when hooks.Warn can: the game has a way
+// to tell them), waits warn all the same, and stops the game for why.
+func warnAndStop(ctx context.Context, job *Job, warn time.Duration, why string, hooks Hooks) error {
+	if warn > 0 {
+		secs := int(math.Ceil(warn.Seconds()))
+		text := fmt.Sprintf("The server restarts for %s in %d %s.", why, secs, map[bool]string{true: "second", false: "seconds"}[secs == 1])
+		if hooks.Warn == nil {
+			job.say("the game has no broadcast command: the players are not warned; stopping in %s", warn)
+		} else {
+			job.say("warning the players: %s", text)
+			if err := hooks.Warn(ctx, text); err != nil {
+				job.say("could not warn the players: %v", err) // the update goes on
+			}
 		}
 		t := time.NewTimer(warn)
 		select {
@@ -141,7 +160,7 @@ func warnAndStop(ctx context.Context, job *Job, warn time.Duration, hooks Hooks)
 	}
 	job.say("stopping the game")
 	if err := hooks.Stop(ctx); err != nil {
-		return &Error{Code: CodeStop, Msg: fmt.Sprintf("stop before the update: %v", err), Err: err}
+		return &Error{Code: CodeStop, Msg: fmt.Sprintf("stop before %s: %v", why, err), Err: err}
 	}
 	return nil
 }
@@ -166,31 +185,41 @@ const FrameworkVariable = "FRAMEWORK"
 
 // OxideInstall installs the mod framework FRAMEWORK names (oxide or
 // carbon): the spec's github_release steps reapplied after game updates,
-// which Render kept because their condition on FRAMEWORK holds. The game
-// must be stopped (the caller's rule).
-func (in *Installer) OxideInstall(ctx context.Context, job Job) error {
+// which Render kept because their condition on FRAMEWORK holds. A running
+// game is warned (warn before the stop), stopped gracefully, and started again after
+// the install, as for a game update (hooks; the caller refuses a running
+// game when the request says no restart). Without a framework step it
+// fails before touching the game.
+func (in *Installer) OxideInstall(ctx context.Context, job Job, warn time.Duration, hooks Hooks) (Result, error) {
 	if err := prepareRoot(job.Root); err != nil {
-		return err
+		return Result{}, err
 	}
-	n := 0
+	var steps []int
 	for i, src := range job.Spec.Sources {
 		if g := src.GitHubRelease; g != nil && g.Reapply == template.ReapplyAfterGameUpdate {
-			n++
-			if err := in.source(ctx, &job, i, updateRun); err != nil {
-				return err
-			}
+			steps = append(steps, i)
 		}
 	}
-	if n == 0 {
+	if len(steps) == 0 {
 		fw, ok := job.Spec.Values[FrameworkVariable]
 		msg := fmt.Sprintf("template %s has no mod framework step", job.Spec.TemplateID)
 		if ok {
 			msg = fmt.Sprintf("%s is %q: no mod framework to install (set it to oxide or carbon first)", FrameworkVariable, fw)
 		}
-		return &Error{Code: CodeNoFramework, Msg: msg}
+		return Result{}, &Error{Code: CodeNoFramework, Msg: msg}
 	}
-	job.say("mod framework %s installed", job.Spec.Values[FrameworkVariable])
-	return nil
+	var res Result
+	var err error
+	res.Started, err = withGameStopped(ctx, &job, warn, "a mod framework install", hooks, func() error {
+		for _, i := range steps {
+			if err := in.source(ctx, &job, i, updateRun); err != nil {
+				return err
+			}
+		}
+		job.say("mod framework %s installed", job.Spec.Values[FrameworkVariable])
+		return nil
+	})
+	return res, err
 }
 
 func orNone(build string) string {

@@ -109,7 +109,7 @@ func TestSteamUpdate_StopUpdateReapplyStart(t *testing.T) {
 	if res != (Result{OldBuild: "100", NewBuild: "101", Updated: true, Started: true}) {
 		t.Errorf("result %+v", res)
 	}
-	want := []string{"warn: The server restarts for a game update in 1 seconds.", "stop", "start"}
+	want := []string{"warn: The server restarts for a game update in 1 second.", "stop", "start"}
 	if got := h.got(); !slices.Equal(got, want) {
 		t.Errorf("hooks %q, want %q", got, want)
 	}
@@ -121,6 +121,28 @@ func TestSteamUpdate_StopUpdateReapplyStart(t *testing.T) {
 	}
 	if !r.prog.has("game updated: build 100 → 101") || !r.prog.has("reapplying OxideMod/Oxide.Rust") {
 		t.Errorf("progress:\n%s", r.prog.text())
+	}
+}
+
+// A game without a broadcast command (Hooks.Warn nil): nobody is warned,
+// the progress says so, and the stop still waits the warning's time.
+func TestSteamUpdate_NoBroadcastStillWaits(t *testing.T) {
+	r, spec := installed(t, "", 0)
+	h := &hooks{running: true}
+	hk := h.Hooks()
+	hk.Warn = nil
+	start := time.Now()
+	if _, err := r.in.SteamUpdate(context.Background(), r.job(spec), UpdateOptions{Force: true, Warn: 300 * time.Millisecond}, hk); err != nil {
+		t.Fatalf("update: %v\n%s", err, r.prog.text())
+	}
+	if got := h.got(); !slices.Equal(got, []string{"stop", "start"}) {
+		t.Errorf("hooks %q", got)
+	}
+	if !r.prog.has("the game has no broadcast command: the players are not warned; stopping in 300ms") {
+		t.Errorf("progress:\n%s", r.prog.text())
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("stopped after %s, before the warning's 300ms", d)
 	}
 }
 
@@ -183,28 +205,46 @@ func TestSteamUpdate_StopFails(t *testing.T) {
 }
 
 // oxide_install: Oxide or Carbon as FRAMEWORK says, from its latest
-// release; vanilla has none.
+// release; vanilla has none (and the game is left alone). A running game
+// is warned, stopped, and started again after the install; a failed
+// install leaves it stopped.
 func TestOxideInstall(t *testing.T) {
 	r := newRig(t, "", 0)
 	r.rel.release("OxideMod/Oxide.Rust", releaseReply{Tag: "v2", Assets: map[string][]byte{
 		"Oxide.Rust-linux.zip": zipOf(t, map[string]string{"RustDedicated_Data/Managed/Oxide.Core.dll": "oxide v2"})}})
 	r.rel.release("CarbonCommunity/Carbon", releaseReply{Tag: "v3", Assets: map[string][]byte{
 		"Carbon.Linux.Release.tar.gz": tarGzOf(t, map[string]string{"carbon/managed/Carbon.Preloader.dll": "carbon v3"})}})
-	if err := r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "oxide"))); err != nil {
-		t.Fatal(err)
+	stopped := &hooks{}
+	res, err := r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "oxide")), time.Second, stopped.Hooks())
+	if err != nil || res.Started || len(stopped.got()) != 0 {
+		t.Fatalf("stopped game: %+v, %v; hooks called %q", res, err, stopped.got())
 	}
 	if got := readFile(t, filepath.Join(r.root, "RustDedicated_Data/Managed/Oxide.Core.dll")); got != "oxide v2" {
 		t.Errorf("oxide: %q", got)
 	}
-	if err := r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "carbon"))); err != nil {
-		t.Fatal(err)
+	running := &hooks{running: true}
+	start := time.Now()
+	res, err = r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "carbon")), 50*time.Millisecond, running.Hooks())
+	if err != nil || !res.Started {
+		t.Fatalf("running game: %+v, %v", res, err)
+	}
+	want := []string{"warn: The server restarts for a mod framework install in 1 second.", "stop", "start"}
+	if got := running.got(); !slices.Equal(got, want) || time.Since(start) < 50*time.Millisecond {
+		t.Errorf("hooks %q, want %q after the warning's wait", got, want)
 	}
 	if got := readFile(t, filepath.Join(r.root, "carbon/managed/Carbon.Preloader.dll")); got != "carbon v3" {
 		t.Errorf("carbon: %q", got)
 	}
-	err := r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "vanilla")))
-	if Code(err) != CodeNoFramework {
-		t.Errorf("vanilla: %v", err)
+	vanilla := &hooks{running: true}
+	_, err = r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "vanilla")), time.Second, vanilla.Hooks())
+	if Code(err) != CodeNoFramework || len(vanilla.got()) != 0 {
+		t.Errorf("vanilla: %v; hooks called %q", err, vanilla.got())
+	}
+	r.rel.release("OxideMod/Oxide.Rust", releaseReply{Tag: "v3", Assets: map[string][]byte{"other.zip": nil}})
+	failing := &hooks{running: true}
+	_, err = r.in.OxideInstall(context.Background(), r.job(rustSpec(t, "oxide")), 0, failing.Hooks())
+	if Code(err) != CodeNoAsset || !slices.Equal(failing.got(), []string{"stop"}) {
+		t.Errorf("failed install: %v; hooks %q, want the game stopped and left so", err, failing.got())
 	}
 	if _, err := os.Stat(filepath.Join(r.steam.home, "fakesteamcmd.runs")); err == nil {
 		t.Error("oxide_install ran steamcmd")

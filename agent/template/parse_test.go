@@ -221,6 +221,10 @@ func TestParse_RefusedNamingField(t *testing.T) {
 		{"console password", `password = "{{PASS}}"`, `password = ""`, "run.console.password", "must be set"},
 		{"rcon stop with stdin console", "kind = \"source_rcon\"\nport = \"rcon\"\npassword = \"{{PASS}}\"", `kind = "stdin"`, "run.stop.kind", "rcon but run.console is stdin"},
 		{"stdin console with port", "kind = \"source_rcon\"", "kind = \"stdin\"", "run.console", "no port"},
+		{"broadcast without message", `password = "{{PASS}}"`, "password = \"{{PASS}}\"\nbroadcast = \"say\"", "run.console.broadcast", "{message} 0 times"},
+		{"broadcast message twice", `password = "{{PASS}}"`, "password = \"{{PASS}}\"\nbroadcast = \"say {message} {message}\"", "run.console.broadcast", "{message} 2 times"},
+		{"broadcast two lines", `password = "{{PASS}}"`, "password = \"{{PASS}}\"\nbroadcast = \"say {message}\\nquit\"", "run.console.broadcast", "one line"},
+		{"broadcast too long", `password = "{{PASS}}"`, "password = \"{{PASS}}\"\nbroadcast = \"say {message}" + strings.Repeat("!", 250) + "\"", "run.console.broadcast", "at most 256"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

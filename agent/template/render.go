@@ -38,7 +38,7 @@ func Render(t *Template, values map[string]string) (Spec, error) {
 		}
 	}
 	s.Ports = r.ports()
-	s.Console = ConsoleSpec{Kind: t.Run.Console.Kind}
+	s.Console = ConsoleSpec{Kind: t.Run.Console.Kind, Broadcast: t.Run.Console.Broadcast}
 	if s.Console.Kind != ConsoleStdin {
 		s.Console.Port = s.Port(t.Run.Console.Port)
 		s.Console.Password = r.field("run.console.password", t.Run.Console.Password)

@@ -58,11 +58,22 @@ type StopSpec struct {
 }
 
 // ConsoleSpec is how commands reach the game; Port and Password only for
-// an RCON kind.
+// an RCON kind. Broadcast is the template's broadcast command ("" none).
 type ConsoleSpec struct {
-	Kind     ConsoleKind
-	Port     int
-	Password string
+	Kind      ConsoleKind
+	Port      int
+	Password  string
+	Broadcast string
+}
+
+// BroadcastCommand is the console command telling every player message
+// (the placeholder of the template's broadcast replaced by it); ok is false
+// when the game has no broadcast command.
+func (c ConsoleSpec) BroadcastCommand(message string) (cmd string, ok bool) {
+	if c.Broadcast == "" {
+		return "", false
+	}
+	return strings.Replace(c.Broadcast, MessagePlaceholder, message, 1), true
 }
 
 // Port returns the number of the port named name, or 0.

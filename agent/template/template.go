@@ -184,7 +184,17 @@ type Console struct {
 	Kind     ConsoleKind `toml:"kind"`     // stdin (default) | source_rcon | webrcon
 	Port     string      `toml:"port"`     // an RCON console: the name of a [[port]]
 	Password string      `toml:"password"` // an RCON console: templated, usually "{{RCON_PASSWORD}}"
+	// Broadcast is the console command that tells every player a message,
+	// with one MessagePlaceholder ("say {message}"); "" when the game has
+	// none (players are not warned before a stop). Not templated.
+	Broadcast string `toml:"broadcast"`
 }
+
+// MessagePlaceholder is where a broadcast command takes its message.
+const MessagePlaceholder = "{message}"
+
+// maxBroadcast bounds a broadcast command.
+const maxBroadcast = 256
 
 // Format is a config file's format.
 type Format string

@@ -79,6 +79,7 @@ func (t *Template) validateStop(p *problems) {
 
 func (t *Template) validateConsole(p *problems) {
 	c := &t.Run.Console
+	validateBroadcast(p, c.Broadcast)
 	switch c.Kind {
 	case ConsoleStdin:
 		if c.Port != "" || c.Password != "" {
@@ -189,5 +190,20 @@ func (v *Variable) validateOptions(p *problems, pre string) {
 			p.add(fmt.Sprintf("%s.options[%d]", pre, i), "%q is listed twice", o)
 		}
 		seen[o] = true
+	}
+}
+
+// validateBroadcast checks run.console.broadcast: empty (no broadcast), or
+// one line of at most maxBroadcast bytes holding MessagePlaceholder once.
+func validateBroadcast(p *problems, b string) {
+	const field = "run.console.broadcast"
+	switch n := strings.Count(b, MessagePlaceholder); {
+	case b == "":
+	case len(b) > maxBroadcast:
+		p.add(field, "is %d bytes long (at most %d)", len(b), maxBroadcast)
+	case strings.ContainsAny(b, "\r\n\x00"):
+		p.add(field, "must be one line (a console command)")
+	case n != 1:
+		p.add(field, "%q has %s %d times; want it exactly once (e.g. %q)", b, MessagePlaceholder, n, "say "+MessagePlaceholder)
 	}
 }

@@ -37,7 +37,7 @@ const (
 	CodeRootEscape        = "root_escape"         // the instance root would leave instances_root
 	CodePortInUse         = "port_in_use"         // another instance declares it, or another process holds it
 	CodeHostDefined       = "host_defined"        // an agent.toml instance: not editable from the panel
-	CodeInstanceRunning   = "instance_running"    // delete of a running instance without force; install/oxide_install while it runs
+	CodeInstanceRunning   = "instance_running"    // delete of a running instance without force; install, or oxide_install with no_restart, while it runs
 	CodeNotProvisioned    = "not_provisioned"     // a task on an instance that has no template
 	CodeTaskFailed        = "task_failed"         // update_check could not get its answer
 )
@@ -104,13 +104,30 @@ type InstanceDeleteReply struct {
 	Purged  bool   `json:"purged,omitempty"`  // its root was removed
 }
 
+// GameStop is the part of steam_update's and oxide_install's requests
+// about stopping a running game: WarnSeconds (default 0) is how long
+// players are warned through the console before the graceful stop.
+type GameStop struct {
+	WarnSeconds int `json:"warn_seconds,omitempty"`
+}
+
 // SteamUpdateRequest is {instance}.cmd steam_update: update when a newer
-// build is available, or always with Force. WarnSeconds (default 0) is how
-// long players are warned through the console before the graceful stop.
+// build is available, or always with Force; a running game is warned,
+// stopped, and started again after the update.
 type SteamUpdateRequest struct {
-	Func        string `json:"func"`
-	Force       bool   `json:"force,omitempty"`
-	WarnSeconds int    `json:"warn_seconds,omitempty"`
+	Func  string `json:"func"`
+	Force bool   `json:"force,omitempty"`
+	GameStop
+}
+
+// OxideInstallRequest is {instance}.cmd oxide_install: install the mod
+// framework FRAMEWORK names. A running game is warned, stopped, and
+// started again after the install, as for steam_update; with NoRestart it
+// is refused (CodeInstanceRunning) instead.
+type OxideInstallRequest struct {
+	Func      string `json:"func"`
+	NoRestart bool   `json:"no_restart,omitempty"`
+	GameStop
 }
 
 // TaskReply answers install, steam_update and oxide_install: the task was

@@ -287,9 +287,14 @@ type Error struct {
 	Msg     string
 	Field   string // ErrorReply.Field
 	Payload any
+	// Err is the cause, when there is one (a file system error), for
+	// errors.Is/As on this side; it never reaches the reply.
+	Err error
 }
 
 func (e *Error) Error() string { return e.Msg }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf builds a coded error.
 func Errorf(code, format string, a ...any) *Error {
