@@ -89,18 +89,20 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
-	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
+	r := wire.InstanceReport{ID: inst.conf().ID, Game: inst.conf().Game, Label: inst.conf().Label, Consoles: consoles(inst),
 		Source: wire.SourceHost}
-	if a.created(inst) {
-		r.Source = wire.SourcePanel
+	a.mu.RLock()
+	if p := inst.prov; p != nil {
+		r.Source, r.Ports = wire.SourcePanel, wirePorts(p.spec.Ports)
 	}
+	a.mu.RUnlock()
 	if inst.sup != nil {
 		st := inst.sup.Status()
 		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID
 	} else {
-		r.State = unmanagedState(inst.cfg.Root)
+		r.State = unmanagedState(inst.conf().Root)
 	}
-	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.cfg.Root)
+	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.conf().Root)
 	return r
 }
 

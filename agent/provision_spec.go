@@ -166,8 +166,8 @@ func (a *Agent) declaredPorts(inst *instance) []template.BoundPort {
 	if p != nil {
 		out = append(out, p.spec.Ports...)
 	}
-	if inst.cfg.RCON != nil {
-		out = append(out, template.BoundPort{Name: "rcon", Protocol: template.ProtocolTCP, Port: inst.cfg.RCON.Port})
+	if inst.conf().RCON != nil {
+		out = append(out, template.BoundPort{Name: "rcon", Protocol: template.ProtocolTCP, Port: inst.conf().RCON.Port})
 	}
 	return out
 }
@@ -178,13 +178,13 @@ func (a *Agent) declaredPorts(inst *instance) []template.BoundPort {
 func (a *Agent) checkPorts(id string, t *template.Template, s *template.Spec, keep []template.BoundPort) error {
 	for _, p := range s.Ports {
 		for _, other := range a.list() {
-			if other.cfg.ID == id {
+			if other.conf().ID == id {
 				continue
 			}
 			for _, q := range a.declaredPorts(other) {
 				if q.Protocol == p.Protocol && q.Port == p.Port {
 					return fieldErr(wire.CodePortInUse, portField(t, p.Name),
-						"port %s (%s/%d) is declared by instance %s", p.Name, p.Protocol, p.Port, other.cfg.ID)
+						"port %s (%s/%d) is declared by instance %s", p.Name, p.Protocol, p.Port, other.conf().ID)
 				}
 			}
 		}

@@ -130,9 +130,9 @@ func (s *Supervisor) beginStopLocked(action Action, restart bool) {
 	r.restartAfter = restart
 	s.setStateLocked(wire.StateStopping, wire.StateEvent{})
 	timeout := s.stopTimeout()
-	if s.cfg.StopCommand != "" && r.stdinW != nil {
-		s.con.notice("stopping: sending %q to the console", s.cfg.StopCommand)
-		if err := writeLine(r.stdinW, s.cfg.StopCommand, s.stdinTimeout); err != nil {
+	if s.conf().StopCommand != "" && r.stdinW != nil {
+		s.con.notice("stopping: sending %q to the console", s.conf().StopCommand)
+		if err := writeLine(r.stdinW, s.conf().StopCommand, s.stdinTimeout); err != nil {
 			s.con.notice("stop command failed (%v); sending the stop signal", err)
 			_ = signalStop(r.id.PID)
 		}
