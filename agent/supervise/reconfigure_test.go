@@ -1,0 +1,54 @@
+//go:build unix
+
+package supervise
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/corrosion/corrosion/agent/wire"
+)
+
+// TestSupervisor_Reconfigure_NextSpawn: a new config leaves the running
+// process as it is; the restart runs the new args and waits for the new
+// ready pattern. A config of another instance is refused.
+func TestSupervisor_Reconfigure_NextSpawn(t *testing.T) {
+	f := newFixture(t, nil, "-banner", "banner one")
+	if err := f.sup.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	pid := f.waitState(t, wire.StateRunning).PID
+	f.waitLine(t, "banner one")
+
+	next := *f.cfg
+	next.Args = []string{"-banner", "banner two", "-ready-after", "10ms", "-ready-line", "now ready"}
+	next.ReadyPattern = "^now ready$"
+	if err := f.sup.Reconfigure(&next); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.sup.Status(); st.State != wire.StateRunning || st.PID != pid {
+		t.Fatalf("after Reconfigure: %+v, want still running as pid %d", st, pid)
+	}
+	if err := f.sup.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	f.waitLine(t, "banner two")
+	f.waitState(t, wire.StateRunning)
+	if !f.sink.hasLine("now ready") || !slices.Contains(f.sink.states(), wire.StateStarting) {
+		t.Errorf("the restart did not wait for the new ready pattern: %v", f.sink.states())
+	}
+
+	other := next
+	other.ID = "another"
+	if err := f.sup.Reconfigure(&other); err == nil {
+		t.Error("a config of another instance was taken")
+	}
+	bad := next
+	bad.ReadyPattern = "("
+	if err := f.sup.Reconfigure(&bad); err == nil {
+		t.Error("a ready pattern that does not compile was taken")
+	}
+	if f.sup.conf() != &next {
+		t.Error("a refused Reconfigure changed the config")
+	}
+}
