@@ -66,19 +66,21 @@ timeout = "10s"
 `
 
 // provHarness is an agent with provisioning on, fakegame allowed and
-// instances_root in the test's directory.
+// instances_root in the test's directory; allowed are more programs
+// the host allows.
 type provHarness struct {
 	*harness
 	instancesRoot string
 	template      string // tinyTemplate with its program filled in
 }
 
-func newProvHarness(t *testing.T, instances string) *provHarness {
+func newProvHarness(t *testing.T, instances string, allowed ...string) *provHarness {
 	t.Helper()
 	game := testbin.Build(t, "./tools/fakegame")
 	root := filepath.Join(t.TempDir(), "instances")
-	h := prepareHarness(t, 1, instances, fmt.Sprintf("provisioning = true\ninstances_root = %q\nallowed_programs = [%q]\n",
-		root, game))
+	programs, _ := json.Marshal(append([]string{game}, allowed...)) // a TOML array of strings
+	h := prepareHarness(t, 1, instances, fmt.Sprintf("provisioning = true\ninstances_root = %q\nallowed_programs = %s\n",
+		root, programs))
 	h.startAgent()
 	return &provHarness{harness: h, instancesRoot: root, template: strings.ReplaceAll(tinyTemplate, "PROGRAM", game)}
 }

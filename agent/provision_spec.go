@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -116,7 +117,7 @@ func (a *Agent) execPath(root string, s *template.Spec) (string, error) {
 func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config.Instance {
 	ic := &config.Instance{
 		ID: rec.ID, Game: s.Game, Label: rec.Label, Root: root, Exec: exec,
-		Args: s.Args, Env: s.Env,
+		Args:                s.Args,
 		StopTimeoutSeconds:  ceilSecs(s.Stop.Timeout.Seconds()),
 		ReadyPattern:        s.Ready.Regex,
 		ReadyTimeoutSeconds: max(ceilSecs(s.Ready.Timeout.Seconds()), 1),
@@ -126,6 +127,14 @@ func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config
 	if ic.Label == "" {
 		ic.Label = rec.ID
 	}
+	// HOME is the instance root: what a game keeps in its home (minetest's
+	// ~/.minetest, wine's prefix, Unity's ~/.config) stays with the
+	// instance, and the agent's user need not have a home of its own.
+	ic.Env = maps.Clone(s.Env)
+	if ic.Env == nil {
+		ic.Env = map[string]string{}
+	}
+	ic.Env["HOME"] = root
 	// A stop command goes to the console; a signal other than SIGTERM and
 	// an RCON stop are not the supervisor's yet: they stop by SIGTERM.
 	if s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin {
