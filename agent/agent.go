@@ -83,8 +83,9 @@ type instance struct {
 	prov *provisioned
 	// subs are its cmd and files.cmd subscriptions; guarded by Agent.mu.
 	subs []*nats.Subscription
-	// life is held for reading by a power action and for writing by
-	// instance_delete, so no start slips in while an instance is deleted.
+	// life is held for reading by a power action (TryRLock: while
+	// instance_delete holds it for writing, the action is busy), so no
+	// start slips in while an instance is deleted.
 	// Lock order: Agent.provMu, life, Agent.mu.
 	life sync.RWMutex
 	gone bool // guarded by life; instance_delete removed it

@@ -53,7 +53,11 @@ func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
 		}
 		blocking := args.Wait || (act == supervise.ActionStart && len(inst.conf().DependsOn) > 0)
 		return call{blocking: blocking, run: func(ctx context.Context) (any, error) {
-			inst.life.RLock()
+			// A delete in progress holds life: say so rather than hold up
+			// the instance's subscription until it is done.
+			if !inst.life.TryRLock() {
+				return nil, wire.Errorf(wire.CodeBusy, "instance %s is being deleted", inst.conf().ID)
+			}
 			defer inst.life.RUnlock()
 			if inst.gone {
 				return nil, wire.UnknownInstance(inst.conf().ID, a.instanceIDs())
