@@ -56,7 +56,8 @@ func TestMinetest_CreatedFromBuiltinTemplate(t *testing.T) {
 	if st["state"] != "stopped" {
 		t.Fatalf("stop: %v", st)
 	}
-	poll.True(t, 10*time.Second, "minetest's shutdown line", func() bool { return p.hasLine("mt", "Shutting down") })
+	// The template stops it by SIGINT.
+	poll.True(t, 10*time.Second, "minetest's shutdown line", func() bool { return p.hasLine("mt", "Ctrl-C pressed, shutting down") })
 }
 
 // logSize is the size of the file at path, -1 when there is none.

@@ -135,10 +135,13 @@ func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config
 		ic.Env = map[string]string{}
 	}
 	ic.Env["HOME"] = root
-	// A stop command goes to the console; a signal other than SIGTERM and
-	// an RCON stop are not the supervisor's yet: they stop by SIGTERM.
-	if s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin {
+	// A stop command goes to the console, a signal is sent as named; an
+	// RCON stop is not the supervisor's yet: it stops by SIGTERM.
+	switch {
+	case s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin:
 		ic.StopCommand = s.Stop.Value
+	case s.Stop.Kind == template.StopSignal:
+		ic.StopSignal = s.Stop.Value
 	}
 	switch s.Console.Kind {
 	case template.ConsoleSourceRCON:

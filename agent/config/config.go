@@ -162,6 +162,11 @@ const (
 	ReadyTimeoutFail    = "fail"    // a failed start: kill it, crash policy applies
 )
 
+// StopSignals are the signals a graceful stop may send (Unix; Windows
+// sends CTRL_BREAK): Instance.StopSignal, and a template's stop of kind
+// signal (agent/template).
+var StopSignals = []string{"SIGINT", "SIGTERM", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+
 // Games the agent knows.
 var Games = []string{"rust", "conan", "soulmask", "worldsrv", "ether", "generic"}
 
@@ -192,6 +197,12 @@ type Instance struct {
 	// the small base set (unsafe for third-party games: it carries the
 	// agent's secrets).
 	InheritEnv bool `toml:"inherit_env"`
+
+	// StopSignal is the signal of a graceful stop without stop_command
+	// (Unix; "" is SIGTERM, Windows always sends CTRL_BREAK). Not a key of
+	// agent.toml: an instance created from a template whose stop is a
+	// signal (SIGINT for Valheim) sets it, from the template's list.
+	StopSignal string `toml:"-"`
 }
 
 // Managed reports whether the agent runs this instance's process.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
@@ -51,4 +52,24 @@ func TestSupervisor_Reconfigure_NextSpawn(t *testing.T) {
 	if f.sup.conf() != &next {
 		t.Error("a refused Reconfigure changed the config")
 	}
+}
+
+// TestSupervisor_Stop_SignalNamed: a stop sends the config's StopSignal
+// (SIGINT here), and every signal config.StopSignals names can be sent.
+func TestSupervisor_Stop_SignalNamed(t *testing.T) {
+	for _, name := range config.StopSignals {
+		if _, ok := stopSignals[name]; !ok {
+			t.Errorf("stop signal %s cannot be sent", name)
+		}
+	}
+	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopSignal = "SIGINT" })
+	if err := f.sup.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	f.waitLine(t, "fakegame starting")
+	if err := f.sup.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	f.waitState(t, wire.StateStopped)
+	f.waitLine(t, "got interrupt")
 }

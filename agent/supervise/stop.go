@@ -134,11 +134,11 @@ func (s *Supervisor) beginStopLocked(action Action, restart bool) {
 		s.con.notice("stopping: sending %q to the console", s.conf().StopCommand)
 		if err := writeLine(r.stdinW, s.conf().StopCommand, s.stdinTimeout); err != nil {
 			s.con.notice("stop command failed (%v); sending the stop signal", err)
-			_ = signalStop(r.id.PID)
+			_ = signalStop(r.id.PID, s.conf().StopSignal)
 		}
 	} else {
 		s.con.notice("stopping: sending the stop signal")
-		if err := signalStop(r.id.PID); err != nil {
+		if err := signalStop(r.id.PID, s.conf().StopSignal); err != nil {
 			s.con.notice("stop signal failed: %v", err)
 		}
 	}
