@@ -120,3 +120,39 @@ func wantFile(t *testing.T, path string, wants ...string) {
 		}
 	}
 }
+
+// TestInstanceDelete_ForceWaitsForTheKill: a game that ignores its stop is
+// killed after the template's stop timeout, and the force delete waits for
+// it; meanwhile a power action on the instance is busy, never a start.
+func TestInstanceDelete_ForceWaitsForTheKill(t *testing.T) {
+	p := newProvHarness(t, "")
+	p.template = strings.NewReplacer(`"-ready-after", "20ms"`, `"-ready-after", "20ms", "-stop-line", "", "-ignore-sigterm"`,
+		`timeout = "10s"`, `timeout = "2s"`).Replace(p.template)
+	p.mustOK(p.create("stubborn", map[string]string{"GAME_PORT": fmt.Sprint(natstest.FreePort(t))}))
+	pid := p.mustOK(p.cmd("stubborn", `{"func":"start","wait":true}`))["pid"]
+	done := make(chan map[string]any, 1)
+	go func() {
+		done <- p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"stubborn","force":true}`)
+	}()
+	poll.Until(t, 10*time.Second, func() error {
+		if st := p.cmd("stubborn", `{"func":"status"}`); st["state"] != "stopping" {
+			return fmt.Errorf("state %v, want stopping", st["state"])
+		}
+		return nil
+	})
+	msg := p.mustErr(p.cmd("stubborn", `{"func":"start"}`), wire.CodeBusy)
+	if !strings.Contains(msg, "being deleted") {
+		t.Errorf("start during a delete: %q, want it to say the instance is being deleted", msg)
+	}
+	rep := p.mustOK(<-done)
+	if rep["stopped"] != true {
+		t.Fatalf("delete: %v, want stopped", rep)
+	}
+	if !processGone(int(pid.(float64))) {
+		t.Errorf("the game (pid %v) still runs after delete", pid)
+	}
+	if !p.hasLine("stubborn", "killing the process tree") {
+		t.Errorf("the game was not killed after its stop timeout")
+	}
+	p.mustErr(p.cmd("stubborn", `{"func":"status"}`), wire.CodeUnknownInstance)
+}
