@@ -147,6 +147,7 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 		SpawnCheck: func() error { return ac.RootRefusal(os.Geteuid()) },
 		// Only corrosion-panel dev's agent: its demo games die with it.
 		DieWithParent: ac.GamesDieWithAgent,
+		RCONStop:      inst.rconStop,
 	})
 	if err != nil {
 		return nil, err

@@ -135,11 +135,13 @@ func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config
 		ic.Env = map[string]string{}
 	}
 	ic.Env["HOME"] = root
-	// A stop command goes to the console, a signal is sent as named; an
-	// RCON stop is not the supervisor's yet: it stops by SIGTERM.
+	// A stop command goes to the console (an RCON one when the console
+	// is RCON), a signal is sent as named.
 	switch {
 	case s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin:
 		ic.StopCommand = s.Stop.Value
+	case s.Stop.Kind == template.StopCommand, s.Stop.Kind == template.StopRCON:
+		ic.StopRCON = s.Stop.Value
 	case s.Stop.Kind == template.StopSignal:
 		ic.StopSignal = s.Stop.Value
 	}

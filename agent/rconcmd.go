@@ -75,6 +75,26 @@ func (h *rconHandle) close() {
 	}
 }
 
+// rconStopTimeout bounds sending a stop command over RCON.
+const rconStopTimeout = 10 * time.Second
+
+// rconStop sends command over the instance's RCON (a graceful stop of
+// kind rcon); the supervisor falls back to the stop signal on an error.
+func (i *instance) rconStop(command string) error {
+	h := i.rcon.Load()
+	if h == nil {
+		return errors.New("no rcon configured")
+	}
+	c, err := h.get()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rconStopTimeout)
+	defer cancel()
+	_, err = c.Exec(ctx, command)
+	return err
+}
+
 // rconExec serves the rcon func, recording it in the request metrics.
 func rconExec(ctx context.Context, inst *instance, req wire.Request) (any, error) {
 	start := time.Now()

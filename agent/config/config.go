@@ -203,6 +203,10 @@ type Instance struct {
 	// agent.toml: an instance created from a template whose stop is a
 	// signal (SIGINT for Valheim) sets it, from the template's list.
 	StopSignal string `toml:"-"`
+	// StopRCON is a command sent over [instance.rcon] for a graceful stop
+	// (Rust's "quit"); when it cannot be sent, the stop signal follows.
+	// Not a key of agent.toml: set from a template's stop of kind rcon.
+	StopRCON string `toml:"-"`
 }
 
 // Managed reports whether the agent runs this instance's process.

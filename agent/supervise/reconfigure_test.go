@@ -3,6 +3,7 @@
 package supervise
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -72,4 +73,48 @@ func TestSupervisor_Stop_SignalNamed(t *testing.T) {
 	}
 	f.waitState(t, wire.StateStopped)
 	f.waitLine(t, "got interrupt")
+}
+
+// TestSupervisor_Stop_OverRCON: a config with StopRCON stops through the
+// RCON hook, without a signal; when the hook fails, the stop signal
+// follows.
+func TestSupervisor_Stop_OverRCON(t *testing.T) {
+	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopRCON = "quit" })
+	sent := make(chan string, 2)
+	fail := errors.New("connection refused")
+	var answer error
+	pol := fastPolicy(config.RestartNever)
+	f.sup.Close()
+	f.sup = f.newSupervisorWith(t, pol, func(o *Options) {
+		o.RCONStop = func(cmd string) error { a := answer; sent <- cmd; return a }
+	})
+	for _, tc := range []struct {
+		name   string
+		answer error
+	}{{"sent", nil}, {"failed", fail}} {
+		answer = tc.answer
+		if err := f.sup.Start(true); err != nil {
+			t.Fatal(err)
+		}
+		f.waitState(t, wire.StateRunning)
+		if err := f.sup.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-sent; got != "quit" {
+			t.Fatalf("%s: rcon stop sent %q, want quit", tc.name, got)
+		}
+		if tc.answer == nil {
+			f.waitLine(t, `stopping: sending "quit" over RCON`)
+			if f.sink.hasLine("got terminated") {
+				t.Fatalf("%s: a signal was sent although the rcon stop went through", tc.name)
+			}
+			if err := f.sup.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			f.waitLine(t, "rcon stop failed (connection refused); sending the stop signal")
+			f.waitLine(t, "got terminated")
+		}
+		f.waitState(t, wire.StateStopped)
+	}
 }

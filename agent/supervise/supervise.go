@@ -111,6 +111,10 @@ type Options struct {
 	// agent refuses to run games as root this way). Adoption is not
 	// checked.
 	SpawnCheck func() error
+	// RCONStop, when set, sends an RCON command to the game: a graceful
+	// stop of an instance whose config names StopRCON goes this way (its
+	// failure falls back to the stop signal). Called off the lock.
+	RCONStop func(command string) error
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
@@ -135,6 +139,8 @@ type Supervisor struct {
 	dieWithParent bool
 	// spawnCheck vetoes a spawn (Options.SpawnCheck); immutable after New.
 	spawnCheck func() error
+	// rconStop sends a stop over RCON (Options.RCONStop); immutable after New.
+	rconStop func(command string) error
 
 	// sendMu orders the lines written to stdin; it is taken before mu,
 	// never while holding mu.
@@ -180,6 +186,7 @@ func New(opts Options) (*Supervisor, error) {
 	}
 	s.dieWithParent = opts.DieWithParent
 	s.spawnCheck = opts.SpawnCheck
+	s.rconStop = opts.RCONStop
 	s.warnUnbound()
 	if s.clock == nil {
 		s.clock = realClock{}
