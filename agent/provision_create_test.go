@@ -65,6 +65,14 @@ value = "stop"
 timeout = "10s"
 `
 
+// hostDefined is an agent.toml instance beside the created ones.
+const hostDefined = `[[instance]]
+id = "hostdef"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+`
+
 // provHarness is an agent with provisioning on, fakegame allowed and
 // instances_root in the test's directory; allowed are more programs
 // the host allows.
@@ -213,12 +221,7 @@ func TestInstanceCreate_OneOfTwoConcurrentWins(t *testing.T) {
 // agent.toml now defines are logged and left on disk; the agent serves
 // the rest.
 func TestInstanceCreate_BadRecordsAreKeptNotLoaded(t *testing.T) {
-	p := newProvHarness(t, `[[instance]]
-id = "hostdef"
-game = "generic"
-root = "{{root}}"
-exec = "{{game}}"
-`)
+	p := newProvHarness(t, hostDefined)
 	port := natstest.FreePort(t)
 	p.mustOK(p.create("good", map[string]string{"GAME_PORT": fmt.Sprint(port)}))
 	p.stopAgent(syscall.SIGTERM)

@@ -131,12 +131,7 @@ password = "pw"
 // unknown or bad id, a value that breaks its rule, a port another
 // instance declares.
 func TestInstanceUpdateDelete_Refusals(t *testing.T) {
-	p := newProvHarness(t, `[[instance]]
-id = "hostdef"
-game = "generic"
-root = "{{root}}"
-exec = "{{game}}"
-`)
+	p := newProvHarness(t, hostDefined)
 	portA, portB := natstest.FreePort(t), natstest.FreePort(t)
 	p.mustOK(p.create("a", map[string]string{"GAME_PORT": fmt.Sprint(portA)}))
 	p.mustOK(p.create("b", map[string]string{"GAME_PORT": fmt.Sprint(portB)}))
