@@ -58,7 +58,7 @@ func (a *Agent) instanceUpdate(_ context.Context, args *wire.InstanceUpdateReque
 		}
 		rec.Label = *args.Label
 	}
-	p, ic, err := a.prepare(rec)
+	p, ic, err := a.prepareCreated(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (a *Agent) instanceUpdate(_ context.Context, args *wire.InstanceUpdateReque
 	if err := a.checkPorts(rec.ID, &p.tmpl, &p.spec, old.spec.Ports); err != nil {
 		return nil, err
 	}
-	if err := a.apply(inst, p, ic, old); err != nil {
+	if err := a.applyUpdate(inst, p, ic, old); err != nil {
 		return nil, err
 	}
 	changed, restart := changedVars(&p.tmpl, old.rec.Values, p.spec.Values)
@@ -74,11 +74,11 @@ func (a *Agent) instanceUpdate(_ context.Context, args *wire.InstanceUpdateReque
 	return wire.InstanceUpdateReply{ID: rec.ID, Changed: changed, RestartRequired: restart}, nil
 }
 
-// apply makes p (config ic) the instance's: the supervisor's config, the
+// applyUpdate makes p (config ic) the instance's: the supervisor's config, the
 // stored record, the instance's config and RCON, its spec; then edits the
 // config files. When the record cannot be stored the supervisor is put
 // back, so a failed update changes nothing.
-func (a *Agent) apply(inst *instance, p *provisioned, ic *config.Instance, old *provisioned) error {
+func (a *Agent) applyUpdate(inst *instance, p *provisioned, ic *config.Instance, old *provisioned) error {
 	if inst.sup != nil {
 		if err := inst.sup.Reconfigure(ic); err != nil {
 			return wire.Errorf(wire.CodeInternal, "update instance %s: %v", ic.ID, err)

@@ -28,7 +28,7 @@ func (a *Agent) instanceCreate(_ context.Context, args *wire.InstanceCreateReque
 	}
 	rec := provRecord{Version: provRecordVersion, ID: args.ID, Template: args.Template,
 		TemplateTOML: args.TemplateTOML, Values: args.Values, Label: args.Label, Created: time.Now().UTC()}
-	p, ic, err := a.prepare(rec)
+	p, ic, err := a.prepareCreated(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (a *Agent) instanceCreate(_ context.Context, args *wire.InstanceCreateReque
 	if err := a.checkPorts(rec.ID, &p.tmpl, &p.spec, nil); err != nil {
 		return nil, err
 	}
-	inst, err := a.install(rec, p, ic)
+	inst, err := a.addCreated(rec, p, ic)
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +72,9 @@ func checkLabel(label string) error {
 	return nil
 }
 
-// install creates the instance's root, stores its record and builds its
+// addCreated creates the instance's root, stores its record and builds its
 // parts; on any failure it undoes what it did.
-func (a *Agent) install(rec provRecord, p *provisioned, ic *config.Instance) (*instance, error) {
+func (a *Agent) addCreated(rec provRecord, p *provisioned, ic *config.Instance) (*instance, error) {
 	made, err := a.makeRoot(rec.ID)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func checkCreateFields(t *testing.T, c *wire.InstanceCreateRequest) {
 		mustBeFieldErr(t, err, "")
 		return
 	}
-	_, err = render(&tmpl, c.Values)
+	_, err = renderSpec(&tmpl, c.Values)
 	mustBeFieldErr(t, err, "")
 }
 

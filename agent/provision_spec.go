@@ -55,9 +55,9 @@ func findTemplate(id, toml string) (template.Template, error) {
 	return template.Template{}, fieldErr(wire.CodeUnknownTemplate, "template", "no template %q on this agent (see the templates func)", id)
 }
 
-// render renders t with values; a problem names its field (a variable's
+// renderSpec renders t with values; a problem names its field (a variable's
 // key for a value, a template path otherwise) and never a secret's value.
-func render(t *template.Template, values map[string]string) (template.Spec, error) {
+func renderSpec(t *template.Template, values map[string]string) (template.Spec, error) {
 	spec, err := template.Render(t, values)
 	if err == nil {
 		return spec, nil
@@ -70,14 +70,14 @@ func render(t *template.Template, values map[string]string) (template.Spec, erro
 	return template.Spec{}, e
 }
 
-// prepare checks rec (its template, values and program) and returns the
+// prepareCreated checks rec (its template, values and program) and returns the
 // instance it describes; root is instances_root/{id}. It touches nothing.
-func (a *Agent) prepare(rec provRecord) (*provisioned, *config.Instance, error) {
+func (a *Agent) prepareCreated(rec provRecord) (*provisioned, *config.Instance, error) {
 	t, err := findTemplate(rec.Template, rec.TemplateTOML)
 	if err != nil {
 		return nil, nil, err
 	}
-	spec, err := render(&t, rec.Values)
+	spec, err := renderSpec(&t, rec.Values)
 	if err != nil {
 		return nil, nil, err
 	}
