@@ -174,3 +174,40 @@ func TestInstanceUpdateDelete_Refusals(t *testing.T) {
 	p.mustOK(p.cmd("a", `{"func":"status"}`))
 	p.mustOK(p.cmd("hostdef", `{"func":"status"}`))
 }
+
+// TestInstanceDelete_PurgeStaysInside: a purge removes a symbolic link in
+// the root, never what it points to; a root replaced by a symbolic link is
+// refused (root_escape) before anything is deleted.
+func TestInstanceDelete_PurgeStaysInside(t *testing.T) {
+	p := newProvHarness(t, "")
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "keep.txt"), "keep")
+	for _, id := range []string{"linked", "swapped"} {
+		p.mustOK(p.create(id, map[string]string{"GAME_PORT": fmt.Sprint(natstest.FreePort(t))}))
+	}
+	linked := filepath.Join(p.instancesRoot, "linked")
+	if err := os.Symlink(outside, filepath.Join(linked, "out")); err != nil {
+		t.Fatal(err)
+	}
+	p.mustOK(p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"linked","purge":true}`))
+	if _, err := os.Lstat(linked); err == nil {
+		t.Errorf("the purged root is still there")
+	}
+
+	swapped := filepath.Join(p.instancesRoot, "swapped")
+	if err := os.Remove(swapped); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, swapped); err != nil {
+		t.Fatal(err)
+	}
+	rep := p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"swapped","purge":true}`)
+	p.mustErr(rep, wire.CodeRootEscape)
+	if rep["field"] != "purge" {
+		t.Errorf("field %v, want purge", rep["field"])
+	}
+	p.mustOK(p.cmd("swapped", `{"func":"status"}`)) // nothing was deleted
+	if data, err := os.ReadFile(filepath.Join(outside, "keep.txt")); err != nil || string(data) != "keep" {
+		t.Errorf("a file outside instances_root was touched: %v", err)
+	}
+}
