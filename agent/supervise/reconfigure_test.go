@@ -63,11 +63,13 @@ func TestSupervisor_Stop_SignalNamed(t *testing.T) {
 			t.Errorf("stop signal %s cannot be sent", name)
 		}
 	}
-	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopSignal = "SIGINT" })
+	// Ready once fakegame handles signals (its ready line comes after).
+	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopSignal, c.ReadyPattern = "SIGINT", "^Server ready" },
+		"-ready-after", "1ms")
 	if err := f.sup.Start(true); err != nil {
 		t.Fatal(err)
 	}
-	f.waitLine(t, "fakegame starting")
+	f.waitState(t, wire.StateRunning)
 	if err := f.sup.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,9 @@ func TestSupervisor_Stop_SignalNamed(t *testing.T) {
 // RCON hook, without a signal; when the hook fails, the stop signal
 // follows.
 func TestSupervisor_Stop_OverRCON(t *testing.T) {
-	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopRCON = "quit" })
+	// Ready once fakegame handles signals (its ready line comes after).
+	f := newFixture(t, func(c *config.Instance, _ *Policy) { c.StopRCON, c.ReadyPattern = "quit", "^Server ready" },
+		"-ready-after", "1ms")
 	sent := make(chan string, 2)
 	fail := errors.New("connection refused")
 	var answer error
