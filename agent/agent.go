@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -42,6 +43,7 @@ type Agent struct {
 	metrics   *agentMetrics        // immutable; served on metrics_listen
 	hbKick    chan struct{}        // asks the heartbeat loop to publish now
 	tasks     *tasks               // immutable; install, update_check, steam_update, oxide_install
+	peers     *peerIDs             // immutable; the ids other agents of the license report
 
 	// provMu serialises the provisioning funcs (instance_create, _update,
 	// _delete): one at a time, so two creates of one id cannot both win.
@@ -63,10 +65,15 @@ type serving struct {
 
 // instance is one configured instance with its parts.
 type instance struct {
-	cfg   *config.Instance      // immutable
+	// cfg is the instance's configuration: agent.toml's never changes, a
+	// created instance's is replaced by instance_update (read it through
+	// conf).
+	cfg   atomic.Pointer[config.Instance]
 	sup   *supervise.Supervisor // immutable; nil when unmanaged
 	files *files.Manager        // immutable
-	rcon  *rconHandle           // immutable; nil without [instance.rcon]
+	// rcon is the RCON client's handle, nil without [instance.rcon];
+	// replaced with cfg (read it through rconHandle).
+	rcon atomic.Pointer[rconHandle]
 
 	console *countingSink // immutable; the supervisor's Sink, counts console lines
 	metrics *agentMetrics // immutable; the agent's, records requests
@@ -77,8 +84,12 @@ type instance struct {
 	prov *provisioned
 	// subs are its cmd and files.cmd subscriptions; guarded by Agent.mu.
 	subs []*nats.Subscription
-	// gone is set when instance_delete removed it; guarded by Agent.mu.
-	gone bool
+	// life is held for reading by a power action (TryRLock: while
+	// instance_delete holds it for writing, the action is busy), so no
+	// start slips in while an instance is deleted.
+	// Lock order: Agent.provMu, life, Agent.mu.
+	life sync.RWMutex
+	gone bool // guarded by life; instance_delete removed it
 }
 
 // New builds the agent from a validated config. It creates the
@@ -90,6 +101,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 		collector: telemetry.NewCollector(logger),
 		prober:    telemetry.NewProber(cfg.Probes, 3*time.Second),
 		hbKick:    make(chan struct{}, 1),
+		peers:     newPeerIDs(cfg.Agent.HeartbeatSeconds),
 	}
 	a.pub = &publisher{license: cfg.Agent.LicenseID, log: a.log}
 	a.metrics = newAgentMetrics(a)
@@ -100,7 +112,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 			return nil, err
 		}
 		a.instances = append(a.instances, inst)
-		a.byID[inst.cfg.ID] = inst
+		a.byID[inst.conf().ID] = inst
 	}
 	if err := a.loadProvisioned(); err != nil {
 		return nil, err
@@ -109,16 +121,15 @@ func New(cfg *config.Config, logger *slog.Logger) (*Agent, error) {
 }
 
 func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
-	inst := &instance{cfg: ic, console: &countingSink{pub: a.pub}, metrics: a.metrics}
+	inst := &instance{console: &countingSink{pub: a.pub}, metrics: a.metrics}
+	inst.cfg.Store(ic)
 	fm, err := files.New(ic.Root, ic.Files.Deny, files.Limits{}, a.baseLog)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: files: %w", ic.ID, err)
 	}
 	inst.files = fm
-	if ic.RCON != nil {
-		inst.rcon = newRCONHandle(ic, inst.console, a.baseLog)
-	}
 	if !ic.Managed() {
+		inst.setRCON(ic, a.baseLog)
 		return inst, nil
 	}
 	ac := a.cfg.Agent
@@ -138,14 +149,13 @@ func (a *Agent) newInstance(ic *config.Instance) (*instance, error) {
 		SpawnCheck: func() error { return ac.RootRefusal(os.Geteuid()) },
 		// Only corrosion-panel dev's agent: its demo games die with it.
 		DieWithParent: ac.GamesDieWithAgent,
+		RCONStop:      inst.rconStop,
 	})
 	if err != nil {
 		return nil, err
 	}
 	inst.sup = sup
-	if inst.rcon != nil {
-		inst.rcon.inject = func(lines []string) { sup.Inject(wire.StreamStdout, lines) }
-	}
+	inst.setRCON(ic, a.baseLog)
 	return inst, nil
 }
 
@@ -205,8 +215,8 @@ func (a *Agent) Run(ctx context.Context) error {
 		if inst.sup != nil {
 			inst.sup.Close()
 		}
-		if inst.rcon != nil {
-			inst.rcon.close()
+		if rc := inst.rcon.Load(); rc != nil {
+			rc.close()
 		}
 	}
 	if err := nc.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
@@ -223,11 +233,11 @@ func (a *Agent) adoptAll() {
 		}
 		res, err := inst.sup.Adopt()
 		if err != nil {
-			a.log.Warn("adopt", "instance", inst.cfg.ID, "err", err)
+			a.log.Warn("adopt", "instance", inst.conf().ID, "err", err)
 			continue
 		}
 		if res == supervise.AdoptRunning {
-			a.log.Info("adopted running instance", "instance", inst.cfg.ID, "pid", inst.sup.Status().PID)
+			a.log.Info("adopted running instance", "instance", inst.conf().ID, "pid", inst.sup.Status().PID)
 		}
 	}
 }

@@ -10,12 +10,12 @@ import (
 // is recorded in the request metrics.
 func filesFuncs(inst *instance) funcTable {
 	fm := inst.files
-	if inst.cfg.Files.AllowHardlinks {
+	if inst.conf().Files.AllowHardlinks {
 		fm = fm.WithHardlinks()
 	}
 	t := funcTable{funcs: map[string]spec{}}
 	for _, name := range files.Funcs() {
-		t.funcs[name] = slow(inst.metrics.timed(kindFiles, inst.cfg.ID, name, fm.Handle))
+		t.funcs[name] = slow(inst.metrics.timed(kindFiles, inst.conf().ID, name, fm.Handle))
 	}
 	return t
 }

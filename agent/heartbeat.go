@@ -90,19 +90,21 @@ func (a *Agent) Heartbeat(ctx context.Context) wire.Heartbeat {
 
 // report is one instance's heartbeat entry.
 func (a *Agent) report(inst *instance) wire.InstanceReport {
-	r := wire.InstanceReport{ID: inst.cfg.ID, Game: inst.cfg.Game, Label: inst.cfg.Label, Consoles: consoles(inst),
-		Source: wire.SourceHost, Ports: inst.cfg.PortInfos()}
-	if a.created(inst) {
+	r := wire.InstanceReport{ID: inst.conf().ID, Game: inst.conf().Game, Label: inst.conf().Label, Consoles: consoles(inst),
+		Source: wire.SourceHost, Ports: inst.conf().PortInfos()}
+	a.mu.RLock()
+	if inst.prov != nil {
 		r.Source = wire.SourcePanel
 	}
+	a.mu.RUnlock()
 	if inst.sup != nil {
 		st := inst.sup.Status()
 		r.State, r.UptimeSeconds, r.PID = st.State, st.UptimeSeconds, st.PID
 	} else {
-		r.State = unmanagedState(inst.cfg.Root)
+		r.State = unmanagedState(inst.conf().Root)
 	}
-	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.cfg.Root)
-	r.Build, r.AvailableBuild = a.tasks.builds(inst.cfg.ID)
+	r.RootDiskFreeMB = telemetry.DiskFreeMB(inst.conf().Root)
+	r.Build, r.AvailableBuild = a.tasks.builds(inst.conf().ID)
 	return r
 }
 

@@ -24,6 +24,8 @@ func (a *Agent) hostFuncs() funcTable {
 			return a.templates()
 		}),
 		// Provisioning touches the disk, binds ports and stops games.
-		wire.FuncInstanceCreate: slow(a.instanceCreate),
+		wire.FuncInstanceCreate: slow(provFunc(a, a.instanceCreate)),
+		wire.FuncInstanceUpdate: slow(provFunc(a, a.instanceUpdate)),
+		wire.FuncInstanceDelete: slow(provFunc(a, a.instanceDelete)),
 	}}
 }

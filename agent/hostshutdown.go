@@ -51,10 +51,10 @@ func (a *Agent) stopAllForHostShutdown() int {
 // A power action already in progress (an operator's stop or restart) is
 // waited for first. It reports whether the instance was up and has stopped.
 func (a *Agent) stopForHostShutdown(inst *instance) bool {
-	timeout := inst.cfg.StopTimeout() + hostStopGrace
+	timeout := inst.conf().StopTimeout() + hostStopGrace
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	log := a.log.With("instance", inst.cfg.ID)
+	log := a.log.With("instance", inst.conf().ID)
 	began := time.Now()
 	wasUp := false
 	for {

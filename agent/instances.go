@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corrosion/corrosion/agent/config"
 	"github.com/corrosion/corrosion/agent/wire"
 )
 
@@ -32,11 +34,11 @@ func (a *Agent) lookup(id string) *instance {
 // subscriptions with it.
 func (a *Agent) subscribeInstance(ctx context.Context, nc *nats.Conn, inst *instance) error {
 	lic := a.cfg.Agent.LicenseID
-	cmd, err := a.serve(ctx, nc, wire.CmdSubject(lic, inst.cfg.ID), a.instanceFuncs(inst))
+	cmd, err := a.serve(ctx, nc, wire.CmdSubject(lic, inst.conf().ID), a.instanceFuncs(inst))
 	if err != nil {
 		return err
 	}
-	files, err := a.serve(ctx, nc, wire.FilesCmdSubject(lic, inst.cfg.ID), filesFuncs(inst))
+	files, err := a.serve(ctx, nc, wire.FilesCmdSubject(lic, inst.conf().ID), filesFuncs(inst))
 	if err != nil {
 		_ = cmd.Unsubscribe()
 		return err
@@ -62,5 +64,24 @@ func (a *Agent) unsubscribe(inst *instance) {
 func (a *Agent) unsubscribeInstances() {
 	for _, inst := range a.list() {
 		a.unsubscribe(inst)
+	}
+}
+
+// conf is the instance's configuration as it is now.
+func (i *instance) conf() *config.Instance { return i.cfg.Load() }
+
+// setRCON gives the instance the RCON handle of ic (none without
+// [instance.rcon]) and closes the one it replaces. An instance_update that
+// changes the RCON port or password takes effect this way.
+func (i *instance) setRCON(ic *config.Instance, log *slog.Logger) {
+	var h *rconHandle
+	if ic.RCON != nil {
+		h = newRCONHandle(ic, i.console, log)
+		if sup := i.sup; sup != nil {
+			h.inject = func(lines []string) { sup.Inject(wire.StreamStdout, lines) }
+		}
+	}
+	if old := i.rcon.Swap(h); old != nil {
+		old.close()
 	}
 }

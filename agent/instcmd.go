@@ -56,11 +56,20 @@ func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
 		if inst.sup == nil {
 			return call{}, notManaged(inst)
 		}
-		if task := a.tasks.current(inst.cfg.ID); task != "" && (act == supervise.ActionStart || act == supervise.ActionRestart) {
-			return call{}, wire.Errorf(wire.CodeBusy, "instance %s is busy with %s; start it when the task has ended", inst.cfg.ID, task)
+		if task := a.tasks.current(inst.conf().ID); task != "" && (act == supervise.ActionStart || act == supervise.ActionRestart) {
+			return call{}, wire.Errorf(wire.CodeBusy, "instance %s is busy with %s; start it when the task has ended", inst.conf().ID, task)
 		}
-		blocking := args.Wait || (act == supervise.ActionStart && len(inst.cfg.DependsOn) > 0)
+		blocking := args.Wait || (act == supervise.ActionStart && len(inst.conf().DependsOn) > 0)
 		return call{blocking: blocking, run: func(ctx context.Context) (any, error) {
+			// A delete in progress holds life: say so rather than hold up
+			// the instance's subscription until it is done.
+			if !inst.life.TryRLock() {
+				return nil, wire.Errorf(wire.CodeBusy, "instance %s is being deleted", inst.conf().ID)
+			}
+			defer inst.life.RUnlock()
+			if inst.gone {
+				return nil, wire.UnknownInstance(inst.conf().ID, a.instanceIDs())
+			}
 			err := do(ctx, inst, args)
 			switch {
 			case err == nil:
@@ -68,39 +77,40 @@ func (a *Agent) power(inst *instance, act supervise.Action, do powerFunc) spec {
 			case errors.Is(err, errWaitTimeout):
 				// The action goes on; the reply says where it stands.
 				return nil, &wire.Error{Code: wire.CodeTimeout, Payload: a.status(inst),
-					Msg: fmt.Sprintf("%s %s: %v", act, inst.cfg.ID, err)}
+					Msg: fmt.Sprintf("%s %s: %v", act, inst.conf().ID, err)}
 			}
-			return nil, fmt.Errorf("%s %s: %w", act, inst.cfg.ID, err)
+			return nil, fmt.Errorf("%s %s: %w", act, inst.conf().ID, err)
 		}}, nil
 	}
 }
 
 func notManaged(inst *instance) error {
-	return wire.Errorf(wire.CodeNotManaged, "instance %s is unmanaged (no exec configured)", inst.cfg.ID)
+	return wire.Errorf(wire.CodeNotManaged, "instance %s is unmanaged (no exec configured)", inst.conf().ID)
 }
 
 // status is the reply of status and of the power actions.
 func (a *Agent) status(inst *instance) wire.InstanceStatus {
 	var r wire.InstanceStatus
 	if inst.sup == nil {
-		r.State = unmanagedState(inst.cfg.Root)
+		r.State = unmanagedState(inst.conf().Root)
 	} else {
 		r = inst.sup.Status().Wire()
 	}
-	r.ID, r.Game, r.Consoles = inst.cfg.ID, inst.cfg.Game, consoles(inst)
+	r.ID, r.Game, r.Consoles = inst.conf().ID, inst.conf().Game, consoles(inst)
 	return r
 }
 
 // consoles says which consoles inst offers (wire.Consoles).
 func consoles(inst *instance) wire.Consoles {
 	c := wire.Consoles{RCON: wire.RCONNone, ConsoleInput: new(inst.sup != nil)}
-	if inst.cfg.RCON != nil {
-		c.RCON = string(inst.cfg.RCON.Kind)
+	if inst.conf().RCON != nil {
+		c.RCON = string(inst.conf().RCON.Kind)
 	}
 	return c
 }
 
 func (a *Agent) doStart(ctx context.Context, inst *instance, args powerArgs) error {
+	a.editConfigs(inst)
 	if err := a.startWithDeps(ctx, inst, true); err != nil {
 		return err
 	}
@@ -115,6 +125,7 @@ func (a *Agent) doStop(ctx context.Context, inst *instance, args powerArgs) erro
 }
 
 func (a *Agent) doRestart(ctx context.Context, inst *instance, args powerArgs) error {
+	a.editConfigs(inst)
 	if err := inst.sup.Restart(); err != nil {
 		return err
 	}
@@ -182,7 +193,7 @@ func (a *Agent) startWithDeps(ctx context.Context, inst *instance, manual bool) 
 			if errors.Is(err, context.Canceled) {
 				return err
 			}
-			return wire.Errorf(wire.CodeDependencyFailed, "dependency %s: %v", dep.cfg.ID, err)
+			return wire.Errorf(wire.CodeDependencyFailed, "dependency %s: %v", dep.conf().ID, err)
 		}
 	}
 	return inst.sup.Start(manual)
@@ -214,14 +225,14 @@ func (a *Agent) dependencies(inst *instance) []*instance {
 		if d0 == nil {
 			return
 		}
-		for _, d := range d0.cfg.DependsOn {
+		for _, d := range d0.conf().DependsOn {
 			if !need[d] {
 				need[d] = true
 				visit(d)
 			}
 		}
 	}
-	visit(inst.cfg.ID)
+	visit(inst.conf().ID)
 	order, _ := a.cfg.StartOrder() // validated at load: no cycles
 	var out []*instance
 	for _, ic := range order {
@@ -279,7 +290,7 @@ func sendSpec(inst *instance) spec {
 		}
 		return call{run: func(context.Context) (any, error) {
 			if err := inst.sup.Send(*line); err != nil {
-				return nil, fmt.Errorf("send %s: %w", inst.cfg.ID, err)
+				return nil, fmt.Errorf("send %s: %w", inst.conf().ID, err)
 			}
 			return nil, nil
 		}}, nil

@@ -43,10 +43,10 @@ func (a *Agent) collectMetrics(e scrape.Emit) {
 	e.Flag("corrosion_agent_nats_connected", connected)
 	e.Counter("corrosion_agent_nats_reconnects_total", float64(reconnects))
 	for _, inst := range a.list() {
-		id := inst.cfg.ID
+		id := inst.conf().ID
 		e.Counter("corrosion_agent_instance_console_lines_total", float64(inst.console.lines.Load()), id)
 		if inst.sup == nil {
-			stateSet(e, id, unmanagedStates, unmanagedState(inst.cfg.Root))
+			stateSet(e, id, unmanagedStates, unmanagedState(inst.conf().Root))
 			continue
 		}
 		st := inst.sup.Status()

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/corrosion/corrosion/agent/template"
 	"github.com/corrosion/corrosion/agent/wire"
 )
@@ -16,6 +18,24 @@ func (a *Agent) provisioningOn() error {
 			"provisioning is off on this host (set provisioning = true in [agent] of agent.toml)")
 	}
 	return nil
+}
+
+// provFunc is the handler of a provisioning func whose request is R: the
+// request decoded, provisioning on, and one provisioning func at a time
+// (provMu), so two creates of one id cannot both win.
+func provFunc[R any](a *Agent, do func(ctx context.Context, req *R) (any, error)) handler {
+	return func(ctx context.Context, req wire.Request) (any, error) {
+		var args R
+		if err := req.Decode(&args); err != nil {
+			return nil, err
+		}
+		if err := a.provisioningOn(); err != nil {
+			return nil, err
+		}
+		a.provMu.Lock()
+		defer a.provMu.Unlock()
+		return do(ctx, &args)
+	}
 }
 
 // templates answers the templates func: the built-in templates, as the

@@ -19,16 +19,7 @@ const maxLabel = 100
 // template, values, program, ports, root) and only then creates the root,
 // stores the record and starts serving the instance, so a refusal leaves
 // nothing behind. Provisioning funcs run one at a time (provMu).
-func (a *Agent) instanceCreate(ctx context.Context, req wire.Request) (any, error) {
-	var args wire.InstanceCreateRequest
-	if err := req.Decode(&args); err != nil {
-		return nil, err
-	}
-	if err := a.provisioningOn(); err != nil {
-		return nil, err
-	}
-	a.provMu.Lock()
-	defer a.provMu.Unlock()
+func (a *Agent) instanceCreate(_ context.Context, args *wire.InstanceCreateRequest) (any, error) {
 	if err := a.checkNewID(args.ID); err != nil {
 		return nil, err
 	}
@@ -37,7 +28,7 @@ func (a *Agent) instanceCreate(ctx context.Context, req wire.Request) (any, erro
 	}
 	rec := provRecord{Version: provRecordVersion, ID: args.ID, Template: args.Template,
 		TemplateTOML: args.TemplateTOML, Values: args.Values, Label: args.Label, Created: time.Now().UTC()}
-	p, ic, err := a.prepare(rec)
+	p, ic, err := a.prepareCreated(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +38,7 @@ func (a *Agent) instanceCreate(ctx context.Context, req wire.Request) (any, erro
 	if err := a.checkPorts(rec.ID, &p.tmpl, &p.spec, nil); err != nil {
 		return nil, err
 	}
-	inst, err := a.install(rec, p, ic)
+	inst, err := a.addCreated(rec, p, ic)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +72,9 @@ func checkLabel(label string) error {
 	return nil
 }
 
-// install creates the instance's root, stores its record and builds its
+// addCreated creates the instance's root, stores its record and builds its
 // parts; on any failure it undoes what it did.
-func (a *Agent) install(rec provRecord, p *provisioned, ic *config.Instance) (*instance, error) {
+func (a *Agent) addCreated(rec provRecord, p *provisioned, ic *config.Instance) (*instance, error) {
 	made, err := a.makeRoot(rec.ID)
 	if err != nil {
 		return nil, err
@@ -125,10 +116,10 @@ func (a *Agent) serveNew(inst *instance) error {
 		return nil // not serving yet: subscribe serves every instance
 	}
 	if err := a.subscribeInstance(live.ctx, live.nc, inst); err != nil {
-		return wire.Errorf(wire.CodeInternal, "serve instance %s: %v", inst.cfg.ID, err)
+		return wire.Errorf(wire.CodeInternal, "serve instance %s: %v", inst.conf().ID, err)
 	}
 	if err := live.nc.Flush(); err != nil {
-		a.log.Warn("flush after create", "instance", inst.cfg.ID, "err", err)
+		a.log.Warn("flush after create", "instance", inst.conf().ID, "err", err)
 	}
 	return nil
 }
@@ -141,13 +132,6 @@ func wirePorts(ps []template.BoundPort) []wire.BoundPortInfo {
 	return out
 }
 
-// created reports whether inst was created through instance_create.
-func (a *Agent) created(inst *instance) bool {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return inst.prov != nil
-}
-
 // provisioned answers, for instance id, its rendered spec and its root,
 // and whether it is a created instance (false for an agent.toml one or an
 // unknown id). The spec is the one rendered by the last instance_update.
@@ -158,5 +142,5 @@ func (a *Agent) provisioned(id string) (template.Spec, string, bool) {
 	if inst == nil || inst.prov == nil {
 		return template.Spec{}, "", false
 	}
-	return inst.prov.spec, inst.cfg.Root, true
+	return inst.prov.spec, inst.conf().Root, true
 }

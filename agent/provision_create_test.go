@@ -65,20 +65,30 @@ value = "stop"
 timeout = "10s"
 `
 
+// hostDefined is an agent.toml instance beside the created ones.
+const hostDefined = `[[instance]]
+id = "hostdef"
+game = "generic"
+root = "{{root}}"
+exec = "{{game}}"
+`
+
 // provHarness is an agent with provisioning on, fakegame allowed and
-// instances_root in the test's directory.
+// instances_root in the test's directory; allowed are more programs
+// the host allows.
 type provHarness struct {
 	*harness
 	instancesRoot string
 	template      string // tinyTemplate with its program filled in
 }
 
-func newProvHarness(t *testing.T, instances string) *provHarness {
+func newProvHarness(t *testing.T, instances string, allowed ...string) *provHarness {
 	t.Helper()
 	game := testbin.Build(t, "./tools/fakegame")
 	root := filepath.Join(t.TempDir(), "instances")
-	h := prepareHarness(t, 1, instances, fmt.Sprintf("provisioning = true\ninstances_root = %q\nallowed_programs = [%q]\n",
-		root, game))
+	programs, _ := json.Marshal(append([]string{game}, allowed...)) // a TOML array of strings
+	h := prepareHarness(t, 1, instances, fmt.Sprintf("provisioning = true\ninstances_root = %q\nallowed_programs = %s\n",
+		root, programs))
 	h.startAgent()
 	return &provHarness{harness: h, instancesRoot: root, template: strings.ReplaceAll(tinyTemplate, "PROGRAM", game)}
 }
@@ -204,4 +214,42 @@ func TestInstanceCreate_OneOfTwoConcurrentWins(t *testing.T) {
 	if ok != 1 || refused != 1 {
 		t.Fatalf("two creates of one id: %v and %v, want one success and one instance_exists", a, b)
 	}
+}
+
+// TestInstanceCreate_BadRecordsAreKeptNotLoaded: at start, a record that
+// is not JSON, one whose template no longer renders and one whose id
+// agent.toml now defines are logged and left on disk; the agent serves
+// the rest.
+func TestInstanceCreate_BadRecordsAreKeptNotLoaded(t *testing.T) {
+	p := newProvHarness(t, hostDefined)
+	port := natstest.FreePort(t)
+	p.mustOK(p.create("good", map[string]string{"GAME_PORT": fmt.Sprint(port)}))
+	p.stopAgent(syscall.SIGTERM)
+	dir := filepath.Join(p.dir, "state", "provisioned")
+	good, err := os.ReadFile(filepath.Join(dir, "good.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{
+		"notjson.json":  "{",
+		"norender.json": strings.ReplaceAll(strings.ReplaceAll(string(good), `"good"`, `"norender"`), fmt.Sprint(port), "70000"),
+		"hostdef.json":  strings.ReplaceAll(string(good), `"good"`, `"hostdef"`),
+	}
+	for name, data := range bad {
+		writeFile(t, filepath.Join(dir, name), data)
+	}
+	p.startAgent()
+	p.mustOK(p.cmd("good", `{"func":"status"}`))
+	p.mustErr(p.cmd("norender", `{"func":"status"}`), wire.CodeUnknownInstance)
+	p.mustOK(p.cmd("hostdef", `{"func":"status"}`))
+	p.mustErr(p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"hostdef"}`), wire.CodeHostDefined)
+	for name, data := range bad {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != data {
+			t.Errorf("%s was not left as it was: %v", name, err)
+		}
+	}
+	poll.True(t, 10*time.Second, "the agent logs each record it did not load", func() bool {
+		out := p.agentOut.String()
+		return strings.Count(out, "created instance not loaded") == 3
+	})
 }

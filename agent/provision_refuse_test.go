@@ -13,12 +13,14 @@ import (
 	"github.com/corrosion/corrosion/internal/natstest"
 )
 
-// TestTemplatesAndCreate_RefusedWhenProvisioningOff: instance_create on a
-// host without provisioning is provisioning_disabled.
-func TestInstanceCreate_RefusedWhenProvisioningOff(t *testing.T) {
+// TestProvisioning_RefusedWhenOff: the provisioning funcs on a host
+// without provisioning are provisioning_disabled.
+func TestProvisioning_RefusedWhenOff(t *testing.T) {
 	h := newHarness(t, 60, "")
-	h.mustErr(h.call(wire.HostCmdSubject(license), `{"func":"instance_create","id":"a","template":"minetest"}`),
-		wire.CodeProvisioningDisabled)
+	for _, body := range []string{`{"func":"instance_create","id":"a","template":"minetest"}`,
+		`{"func":"instance_update","id":"a","values":{"X":"1"}}`, `{"func":"instance_delete","id":"a","force":true}`} {
+		h.mustErr(h.call(wire.HostCmdSubject(license), body), wire.CodeProvisioningDisabled)
+	}
 }
 
 // TestInstanceCreate_Refusals: each refusal has its code and names the
@@ -121,5 +123,91 @@ password = "pw"
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("the symlink's target was written to: %v", entries)
+	}
+}
+
+// TestInstanceUpdateDelete_Refusals: update and delete refuse, naming the
+// field, and change nothing: an agent.toml instance (host_defined), an
+// unknown or bad id, a value that breaks its rule, a port another
+// instance declares.
+func TestInstanceUpdateDelete_Refusals(t *testing.T) {
+	p := newProvHarness(t, hostDefined)
+	portA, portB := natstest.FreePort(t), natstest.FreePort(t)
+	p.mustOK(p.create("a", map[string]string{"GAME_PORT": fmt.Sprint(portA)}))
+	p.mustOK(p.create("b", map[string]string{"GAME_PORT": fmt.Sprint(portB)}))
+	stored := filepath.Join(p.dir, "state", "provisioned", "a.json")
+	before, err := os.ReadFile(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, body, code, field string
+	}{
+		{"update agent.toml's", `{"func":"instance_update","id":"hostdef","values":{"MOTD":"x"}}`, wire.CodeHostDefined, "id"},
+		{"delete agent.toml's", `{"func":"instance_delete","id":"hostdef","force":true,"purge":true}`, wire.CodeHostDefined, "id"},
+		{"update unknown", `{"func":"instance_update","id":"nope","values":{"MOTD":"x"}}`, wire.CodeUnknownInstance, "id"},
+		{"delete unknown", `{"func":"instance_delete","id":"nope"}`, wire.CodeUnknownInstance, "id"},
+		{"update bad id", `{"func":"instance_update","id":"../a"}`, wire.CodeBadID, "id"},
+		{"delete bad id", `{"func":"instance_delete","id":""}`, wire.CodeBadID, "id"},
+		{"update bad value", `{"func":"instance_update","id":"a","values":{"MOTD":"` + strings.Repeat("x", 41) + `"}}`,
+			wire.CodeInvalidValue, "MOTD"},
+		{"update unknown variable", `{"func":"instance_update","id":"a","values":{"NOPE":"1"}}`, wire.CodeInvalidValue, "NOPE"},
+		{"update to another's port", fmt.Sprintf(`{"func":"instance_update","id":"a","values":{"GAME_PORT":"%d"}}`, portB),
+			wire.CodePortInUse, "GAME_PORT"},
+		{"update bad label", `{"func":"instance_update","id":"a","label":"` + strings.Repeat("l", 101) + `"}`, wire.CodeInvalidValue, "label"},
+		{"update values of the wrong type", `{"func":"instance_update","id":"a","values":{"MOTD":1}}`, wire.CodeBadArgs, ""},
+		{"delete force of the wrong type", `{"func":"instance_delete","id":"a","force":"yes"}`, wire.CodeBadArgs, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := p.call(wire.HostCmdSubject(license), c.body)
+			msg := p.mustErr(rep, c.code)
+			if fmt.Sprint(rep["field"]) != c.field && !(c.field == "" && rep["field"] == nil) {
+				t.Errorf("field %v, want %q (%s)", rep["field"], c.field, msg)
+			}
+		})
+	}
+	after, _ := os.ReadFile(stored)
+	if string(after) != string(before) {
+		t.Errorf("refused updates changed the record:\n%s\nwas\n%s", after, before)
+	}
+	p.mustOK(p.cmd("a", `{"func":"status"}`))
+	p.mustOK(p.cmd("hostdef", `{"func":"status"}`))
+}
+
+// TestInstanceDelete_PurgeStaysInside: a purge removes a symbolic link in
+// the root, never what it points to; a root replaced by a symbolic link is
+// refused (root_escape) before anything is deleted.
+func TestInstanceDelete_PurgeStaysInside(t *testing.T) {
+	p := newProvHarness(t, "")
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "keep.txt"), "keep")
+	for _, id := range []string{"linked", "swapped"} {
+		p.mustOK(p.create(id, map[string]string{"GAME_PORT": fmt.Sprint(natstest.FreePort(t))}))
+	}
+	linked := filepath.Join(p.instancesRoot, "linked")
+	if err := os.Symlink(outside, filepath.Join(linked, "out")); err != nil {
+		t.Fatal(err)
+	}
+	p.mustOK(p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"linked","purge":true}`))
+	if _, err := os.Lstat(linked); err == nil {
+		t.Errorf("the purged root is still there")
+	}
+
+	swapped := filepath.Join(p.instancesRoot, "swapped")
+	if err := os.Remove(swapped); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, swapped); err != nil {
+		t.Fatal(err)
+	}
+	rep := p.call(wire.HostCmdSubject(license), `{"func":"instance_delete","id":"swapped","purge":true}`)
+	p.mustErr(rep, wire.CodeRootEscape)
+	if rep["field"] != "purge" {
+		t.Errorf("field %v, want purge", rep["field"])
+	}
+	p.mustOK(p.cmd("swapped", `{"func":"status"}`)) // nothing was deleted
+	if data, err := os.ReadFile(filepath.Join(outside, "keep.txt")); err != nil || string(data) != "keep" {
+		t.Errorf("a file outside instances_root was touched: %v", err)
 	}
 }

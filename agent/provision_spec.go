@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -54,9 +55,9 @@ func findTemplate(id, toml string) (template.Template, error) {
 	return template.Template{}, fieldErr(wire.CodeUnknownTemplate, "template", "no template %q on this agent (see the templates func)", id)
 }
 
-// render renders t with values; a problem names its field (a variable's
+// renderSpec renders t with values; a problem names its field (a variable's
 // key for a value, a template path otherwise) and never a secret's value.
-func render(t *template.Template, values map[string]string) (template.Spec, error) {
+func renderSpec(t *template.Template, values map[string]string) (template.Spec, error) {
 	spec, err := template.Render(t, values)
 	if err == nil {
 		return spec, nil
@@ -69,14 +70,14 @@ func render(t *template.Template, values map[string]string) (template.Spec, erro
 	return template.Spec{}, e
 }
 
-// prepare checks rec (its template, values and program) and returns the
+// prepareCreated checks rec (its template, values and program) and returns the
 // instance it describes; root is instances_root/{id}. It touches nothing.
-func (a *Agent) prepare(rec provRecord) (*provisioned, *config.Instance, error) {
+func (a *Agent) prepareCreated(rec provRecord) (*provisioned, *config.Instance, error) {
 	t, err := findTemplate(rec.Template, rec.TemplateTOML)
 	if err != nil {
 		return nil, nil, err
 	}
-	spec, err := render(&t, rec.Values)
+	spec, err := renderSpec(&t, rec.Values)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,7 +117,7 @@ func (a *Agent) execPath(root string, s *template.Spec) (string, error) {
 func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config.Instance {
 	ic := &config.Instance{
 		ID: rec.ID, Game: s.Game, Label: rec.Label, Root: root, Exec: exec,
-		Args: s.Args, Env: s.Env,
+		Args:                s.Args,
 		StopTimeoutSeconds:  ceilSecs(s.Stop.Timeout.Seconds()),
 		ReadyPattern:        s.Ready.Regex,
 		ReadyTimeoutSeconds: max(ceilSecs(s.Ready.Timeout.Seconds()), 1),
@@ -126,10 +127,26 @@ func instanceConfig(rec provRecord, root, exec string, s *template.Spec) *config
 	if ic.Label == "" {
 		ic.Label = rec.ID
 	}
-	// A stop command goes to the console; a signal other than SIGTERM and
-	// an RCON stop are not the supervisor's yet: they stop by SIGTERM.
-	if s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin {
+	// HOME is the instance root: what a game keeps in its home (minetest's
+	// ~/.minetest, wine's prefix, Unity's ~/.config) stays with the
+	// instance, and the agent's user need not have a home of its own.
+	ic.Env = maps.Clone(s.Env)
+	if ic.Env == nil {
+		ic.Env = map[string]string{}
+	}
+	ic.Env["HOME"] = root
+	// A stop command goes to the console (an RCON one when the console
+	// is RCON), a signal is sent as named.
+	switch {
+	case s.Stop.Kind == template.StopCommand && s.Console.Kind == template.ConsoleStdin:
 		ic.StopCommand = s.Stop.Value
+	case s.Stop.Kind == template.StopCommand, s.Stop.Kind == template.StopRCON:
+		ic.StopRCON = s.Stop.Value
+	case s.Stop.Kind == template.StopSignal:
+		ic.StopSignal = s.Stop.Value
+	}
+	for _, p := range s.Ports {
+		ic.Ports = append(ic.Ports, config.Port{Name: p.Name, Protocol: string(p.Protocol), Port: p.Port})
 	}
 	switch s.Console.Kind {
 	case template.ConsoleSourceRCON:
@@ -156,18 +173,16 @@ func portField(t *template.Template, name string) string {
 	return "port"
 }
 
-// declaredPorts lists the ports inst declares: a created instance's
-// template ports, and an RCON port (tcp).
+// declaredPorts lists the ports inst declares: its ports
+// ([[instance.port]], or a created instance's template ports), and an
+// RCON port (tcp).
 func (a *Agent) declaredPorts(inst *instance) []template.BoundPort {
-	a.mu.RLock()
-	p := inst.prov
-	a.mu.RUnlock()
 	var out []template.BoundPort
-	if p != nil {
-		out = append(out, p.spec.Ports...)
+	for _, p := range inst.conf().Ports {
+		out = append(out, template.BoundPort{Name: p.Name, Protocol: template.Protocol(p.Protocol), Port: p.Port})
 	}
-	if inst.cfg.RCON != nil {
-		out = append(out, template.BoundPort{Name: "rcon", Protocol: template.ProtocolTCP, Port: inst.cfg.RCON.Port})
+	if inst.conf().RCON != nil {
+		out = append(out, template.BoundPort{Name: "rcon", Protocol: template.ProtocolTCP, Port: inst.conf().RCON.Port})
 	}
 	return out
 }
@@ -178,13 +193,13 @@ func (a *Agent) declaredPorts(inst *instance) []template.BoundPort {
 func (a *Agent) checkPorts(id string, t *template.Template, s *template.Spec, keep []template.BoundPort) error {
 	for _, p := range s.Ports {
 		for _, other := range a.list() {
-			if other.cfg.ID == id {
+			if other.conf().ID == id {
 				continue
 			}
 			for _, q := range a.declaredPorts(other) {
 				if q.Protocol == p.Protocol && q.Port == p.Port {
 					return fieldErr(wire.CodePortInUse, portField(t, p.Name),
-						"port %s (%s/%d) is declared by instance %s", p.Name, p.Protocol, p.Port, other.cfg.ID)
+						"port %s (%s/%d) is declared by instance %s", p.Name, p.Protocol, p.Port, other.conf().ID)
 				}
 			}
 		}

@@ -116,7 +116,7 @@ func (a *Agent) loadProvisioned() error {
 			a.log.Error("created instance not loaded: agent.toml defines the same id", "instance", rec.ID)
 			continue
 		}
-		p, ic, err := a.prepare(rec)
+		p, ic, err := a.prepareCreated(rec)
 		if err != nil {
 			a.log.Error("created instance not loaded", "instance", rec.ID, "err", err)
 			continue

@@ -75,11 +75,31 @@ func (h *rconHandle) close() {
 	}
 }
 
+// rconStopTimeout bounds sending a stop command over RCON.
+const rconStopTimeout = 10 * time.Second
+
+// rconStop sends command over the instance's RCON (a graceful stop of
+// kind rcon); the supervisor falls back to the stop signal on an error.
+func (i *instance) rconStop(command string) error {
+	h := i.rcon.Load()
+	if h == nil {
+		return errors.New("no rcon configured")
+	}
+	c, err := h.get()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rconStopTimeout)
+	defer cancel()
+	_, err = c.Exec(ctx, command)
+	return err
+}
+
 // rconExec serves the rcon func, recording it in the request metrics.
 func rconExec(ctx context.Context, inst *instance, req wire.Request) (any, error) {
 	start := time.Now()
 	out, err := rconRun(ctx, inst, req)
-	inst.metrics.observe(kindRCON, inst.cfg.ID, wire.FuncRCON, time.Since(start), err)
+	inst.metrics.observe(kindRCON, inst.conf().ID, wire.FuncRCON, time.Since(start), err)
 	return out, err
 }
 
@@ -93,17 +113,18 @@ func rconRun(ctx context.Context, inst *instance, req wire.Request) (any, error)
 	if args.Command == nil || strings.TrimSpace(*args.Command) == "" {
 		return nil, wire.Errorf(wire.CodeBadArgs, `rcon needs a non-empty "command"`)
 	}
-	if inst.rcon == nil {
-		return nil, wire.Errorf(CodeRCONNotConfigured, "instance %s has no [instance.rcon] configuration", inst.cfg.ID)
+	h := inst.rcon.Load()
+	if h == nil {
+		return nil, wire.Errorf(CodeRCONNotConfigured, "instance %s has no [instance.rcon] configuration", inst.conf().ID)
 	}
 	if inst.sup != nil {
 		if st := inst.sup.Status().State; st != wire.StateRunning && st != wire.StateStarting {
-			return nil, wire.Errorf(wire.CodeNotRunning, "instance %s is %s; rcon needs a running server", inst.cfg.ID, st)
+			return nil, wire.Errorf(wire.CodeNotRunning, "instance %s is %s; rcon needs a running server", inst.conf().ID, st)
 		}
 	}
-	c, err := inst.rcon.get()
+	c, err := h.get()
 	if err != nil {
-		return nil, wire.Errorf(CodeRCONNotConfigured, "instance %s: %v", inst.cfg.ID, err)
+		return nil, wire.Errorf(CodeRCONNotConfigured, "instance %s: %v", inst.conf().ID, err)
 	}
 	out, err := c.Exec(ctx, *args.Command)
 	if err != nil {
@@ -111,7 +132,7 @@ func rconRun(ctx context.Context, inst *instance, req wire.Request) (any, error)
 		if errors.As(err, &we) {
 			return nil, err
 		}
-		return nil, wire.Errorf(rcon.Code(err), "rcon %s: %v", inst.cfg.ID, err)
+		return nil, wire.Errorf(rcon.Code(err), "rcon %s: %v", inst.conf().ID, err)
 	}
 	return wire.RCONReply{Output: out}, nil
 }

@@ -89,18 +89,18 @@ func (a *Agent) claim(inst *instance, task string, stopped bool) (install.Job, e
 	if err := a.provisioningOn(); err != nil {
 		return install.Job{}, err
 	}
-	spec, root, ok := a.tasks.lookup(inst.cfg.ID)
+	spec, root, ok := a.tasks.lookup(inst.conf().ID)
 	if !ok || inst.sup == nil {
 		return install.Job{}, wire.Errorf(wire.CodeNotProvisioned,
-			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.cfg.ID, task)
+			"instance %s has no template (it is defined in agent.toml): %s needs an instance created from a template", inst.conf().ID, task)
 	}
 	if stopped {
 		if st := inst.sup.Status(); gameActive(st) {
 			return install.Job{}, wire.Errorf(wire.CodeInstanceRunning, "instance %s is %s%s; stop it before %s",
-				inst.cfg.ID, st.State, map[bool]string{true: " with a crash restart pending"}[st.RestartIn != nil], task)
+				inst.conf().ID, st.State, map[bool]string{true: " with a crash restart pending"}[st.RestartIn != nil], task)
 		}
 	}
-	if err := a.tasks.begin(inst.cfg.ID, task); err != nil {
+	if err := a.tasks.begin(inst.conf().ID, task); err != nil {
 		return install.Job{}, err
 	}
 	sup := inst.sup
@@ -112,7 +112,7 @@ func (a *Agent) claim(inst *instance, task string, stopped bool) (install.Job, e
 // runTask runs a claimed task to its end under the task deadline (and the
 // agent's life: shutdown cancels it) and publishes its result.
 func (a *Agent) runTask(ctx context.Context, inst *instance, name string, job install.Job, work taskFunc) {
-	defer a.tasks.end(inst.cfg.ID)
+	defer a.tasks.end(inst.conf().ID)
 	ctx, cancel := context.WithTimeout(ctx, a.tasks.deadline)
 	defer cancel()
 	start := time.Now()
@@ -123,7 +123,7 @@ func (a *Agent) runTask(ctx context.Context, inst *instance, name string, job in
 	if err != nil {
 		tr.Result, tr.Code, tr.Message = wire.TaskFailed, install.Code(err), taskMessage(ctx, err)
 		job.Progress("failed: " + tr.Message)
-		a.log.Warn("task failed", "instance", inst.cfg.ID, "task", name, "code", tr.Code, "err", tr.Message)
+		a.log.Warn("task failed", "instance", inst.conf().ID, "task", name, "code", tr.Code, "err", tr.Message)
 	} else {
 		job.Progress(fmt.Sprintf("done in %.1f s", tr.Seconds))
 	}
@@ -147,7 +147,7 @@ func taskMessage(ctx context.Context, err error) string {
 func (a *Agent) publishTask(inst *instance, tr wire.TaskResult) {
 	st := inst.sup.Status()
 	ev := wire.StateEvent{State: st.State, PID: st.PID, CrashCount: st.CrashCount, Task: &tr, Message: tr.Message}
-	inst.console.State(inst.cfg.ID, ev)
+	inst.console.State(inst.conf().ID, ev)
 }
 
 // updateCheckSpec is update_check: a task too (busy rules, progress, the
@@ -163,12 +163,12 @@ func (a *Agent) updateCheckSpec(inst *instance) spec {
 			var failed error
 			a.runTask(ctx, inst, wire.FuncUpdateCheck, job, func(ctx context.Context, job install.Job) (install.Result, error) {
 				if c, failed = a.tasks.in.UpdateCheck(ctx, job); failed == nil {
-					a.tasks.saw(inst.cfg.ID, c.Available)
+					a.tasks.saw(inst.conf().ID, c.Available)
 				}
 				return install.Result{OldBuild: c.Installed, NewBuild: c.Available}, failed
 			})
 			if failed != nil {
-				return nil, wire.Errorf(wire.CodeTaskFailed, "update check of %s: %s (%s)", inst.cfg.ID, failed.Error(), install.Code(failed))
+				return nil, wire.Errorf(wire.CodeTaskFailed, "update check of %s: %s (%s)", inst.conf().ID, failed.Error(), install.Code(failed))
 			}
 			return wire.UpdateCheckReply{AppID: c.App, Branch: c.Branch, InstalledBuild: c.Installed,
 				AvailableBuild: c.Available, UpdateAvailable: c.UpdateAvailable, Partial: c.HalfFinished}, nil
@@ -193,7 +193,7 @@ func (a *Agent) gameHooks(inst *instance, c template.ConsoleSpec) install.Hooks 
 			if err := inst.sup.Stop(); err != nil {
 				return err
 			}
-			_, err := waitStatus(ctx, inst.sup, defaultWait+inst.cfg.StopTimeout(), settled)
+			_, err := waitStatus(ctx, inst.sup, defaultWait+inst.conf().StopTimeout(), settled)
 			return err
 		},
 		Start: func(ctx context.Context) error { return a.startWithDeps(ctx, inst, true) },
@@ -203,8 +203,8 @@ func (a *Agent) gameHooks(inst *instance, c template.ConsoleSpec) install.Hooks 
 	}
 	h.Warn = func(ctx context.Context, text string) error {
 		cmd, _ := c.BroadcastCommand(text)
-		if inst.rcon != nil {
-			conn, err := inst.rcon.get()
+		if rc := inst.rcon.Load(); rc != nil {
+			conn, err := rc.get()
 			if err != nil {
 				return err
 			}

@@ -21,6 +21,22 @@ type peerIDs struct {
 
 	mu   sync.Mutex
 	seen map[string]time.Time // guarded by mu; id → last heartbeat that named it
+	// deleted holds the ids this agent deleted (instance_delete) and when:
+	// a heartbeat assembled before that (this agent's own, still on its
+	// way) does not make them a peer's.
+	deleted map[string]time.Time // guarded by mu
+}
+
+func newPeerIDs(heartbeatSeconds int) *peerIDs {
+	return &peerIDs{keep: peerKeep(heartbeatSeconds), seen: map[string]time.Time{}, deleted: map[string]time.Time{}}
+}
+
+// forget drops id, which this agent has just deleted.
+func (p *peerIDs) forget(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.seen, id)
+	p.deleted[id] = time.Now()
 }
 
 // peerKeep is how long a peer's id stays known: three heartbeat
@@ -34,6 +50,7 @@ func peerKeep(heartbeatSeconds int) time.Duration {
 // subscriptions anyway.
 func (p *peerIDs) heartbeat(data []byte) {
 	var hb struct {
+		Timestamp time.Time `json:"timestamp"`
 		Instances []struct {
 			ID string `json:"id"`
 		} `json:"instances"`
@@ -45,6 +62,9 @@ func (p *peerIDs) heartbeat(data []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, in := range hb.Instances {
+		if at, gone := p.deleted[in.ID]; gone && !hb.Timestamp.After(at) {
+			continue
+		}
 		if wire.ValidInstanceID(in.ID) {
 			p.seen[in.ID] = now
 		}
@@ -52,6 +72,11 @@ func (p *peerIDs) heartbeat(data []byte) {
 	for id, t := range p.seen {
 		if now.Sub(t) > p.keep {
 			delete(p.seen, id)
+		}
+	}
+	for id, t := range p.deleted {
+		if now.Sub(t) > p.keep {
+			delete(p.deleted, id)
 		}
 	}
 }
@@ -81,7 +106,7 @@ func instanceToken(subject string) string {
 // and for ids a peer reported, so that every request gets exactly one reply.
 func (a *Agent) serveUnknown(nc *nats.Conn) ([]*nats.Subscription, error) {
 	lic := a.cfg.Agent.LicenseID
-	peers := &peerIDs{keep: peerKeep(a.cfg.Agent.HeartbeatSeconds), seen: map[string]time.Time{}}
+	peers := a.peers
 	hb, err := nc.Subscribe(wire.HeartbeatSubject(lic), func(m *nats.Msg) { peers.heartbeat(m.Data) })
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", wire.HeartbeatSubject(lic), err)
@@ -116,7 +141,7 @@ func (a *Agent) instanceIDs() []string {
 	insts := a.list()
 	ids := make([]string, 0, len(insts))
 	for _, inst := range insts {
-		ids = append(ids, inst.cfg.ID)
+		ids = append(ids, inst.conf().ID)
 	}
 	return ids
 }

@@ -178,6 +178,11 @@ const (
 	ReadyTimeoutFail    = "fail"    // a failed start: kill it, crash policy applies
 )
 
+// StopSignals are the signals a graceful stop may send (Unix; Windows
+// sends CTRL_BREAK): Instance.StopSignal, and a template's stop of kind
+// signal (agent/template).
+var StopSignals = []string{"SIGINT", "SIGTERM", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+
 // Games the agent knows.
 var Games = []string{"rust", "conan", "soulmask", "worldsrv", "ether", "generic"}
 
@@ -213,6 +218,16 @@ type Instance struct {
 	// panel's inbound probe may try. A udp port named "query"
 	// (wire.QueryPortName) is a Steam game's query port (A2S_INFO).
 	Ports []Port `toml:"port"`
+
+	// StopSignal is the signal of a graceful stop without stop_command
+	// (Unix; "" is SIGTERM, Windows always sends CTRL_BREAK). Not a key of
+	// agent.toml: an instance created from a template whose stop is a
+	// signal (SIGINT for Valheim) sets it, from the template's list.
+	StopSignal string `toml:"-"`
+	// StopRCON is a command sent over [instance.rcon] for a graceful stop
+	// (Rust's "quit"); when it cannot be sent, the stop signal follows.
+	// Not a key of agent.toml: set from a template's stop of kind rcon.
+	StopRCON string `toml:"-"`
 }
 
 // Port is one [[instance.port]] table.

@@ -33,7 +33,7 @@ func (s *Supervisor) Adopt() (AdoptResult, error) {
 		return AdoptNone, nil
 	}
 	if err != nil {
-		return AdoptNone, fmt.Errorf("adopt %s: %w", s.cfg.ID, err)
+		return AdoptNone, fmt.Errorf("adopt %s: %w", s.conf().ID, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,7 +43,7 @@ func (s *Supervisor) Adopt() (AdoptResult, error) {
 	if p.Process == nil {
 		return AdoptNone, nil
 	}
-	if p.Exec != s.cfg.Exec || !p.Process.alive() {
+	if p.Exec != s.conf().Exec || !p.Process.alive() {
 		s.log.Info("recorded process is gone", "pid", p.Process.PID)
 		s.crashedLocked(wire.StateEvent{Message: "exited while no agent was watching; exit code unknown"},
 			s.clock.Now().Sub(p.StartedAt), -1)

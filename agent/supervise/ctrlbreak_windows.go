@@ -47,8 +47,9 @@ var swallow = sync.OnceValue(func() uintptr {
 	return windows.NewCallback(func(ctrlType uint32) uintptr { return 1 })
 })
 
-// signalStop sends CTRL_BREAK to the game's process group.
-func signalStop(pid int) error {
+// signalStop sends CTRL_BREAK to the game's process group, whatever
+// signal the config names (Windows has no other).
+func signalStop(pid int, _ string) error {
 	ctrlMu.Lock()
 	defer ctrlMu.Unlock()
 	ownConsole() // decided before the agent is ever attached to a game's console

@@ -126,9 +126,19 @@ func newFixture(t *testing.T, mut func(*config.Instance, *Policy), args ...strin
 
 func (f *fixture) newSupervisor(t *testing.T, pol Policy) *Supervisor {
 	t.Helper()
+	return f.newSupervisorWith(t, pol, nil)
+}
+
+// newSupervisorWith is newSupervisor with options changed by mut.
+func (f *fixture) newSupervisorWith(t *testing.T, pol Policy, mut func(*Options)) *Supervisor {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.MultiWriter(testWriter{t}, f.logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s, err := New(Options{Instance: f.cfg, Policy: pol, Dir: f.dir, Sink: f.sink, Logger: logger,
-		Console: ConsoleLimits{RingLines: 50}, Clock: f.clock})
+	opts := Options{Instance: f.cfg, Policy: pol, Dir: f.dir, Sink: f.sink, Logger: logger,
+		Console: ConsoleLimits{RingLines: 50}, Clock: f.clock}
+	if mut != nil {
+		mut(&opts)
+	}
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,22 @@ func setProcAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
-// signalStop sends the graceful stop signal (SIGTERM) to the process group.
-func signalStop(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return syscall.Kill(pid, syscall.SIGTERM)
+// stopSignals are config.StopSignals, the signals a graceful stop may
+// send, by name (a test keeps the two equal).
+var stopSignals = map[string]syscall.Signal{
+	"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGQUIT": syscall.SIGQUIT,
+	"SIGHUP": syscall.SIGHUP, "SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2,
+}
+
+// signalStop sends the graceful stop signal named name (SIGTERM when it
+// names none) to the process group.
+func signalStop(pid int, name string) error {
+	sig, ok := stopSignals[name]
+	if !ok {
+		sig = syscall.SIGTERM
+	}
+	if err := syscall.Kill(-pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return syscall.Kill(pid, sig)
 	}
 	return nil
 }

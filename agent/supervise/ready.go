@@ -16,10 +16,10 @@ import (
 
 // readyTimeout is the readiness budget (default 5 minutes).
 func (s *Supervisor) readyTimeout() time.Duration {
-	if s.cfg.ReadyTimeoutSeconds <= 0 {
+	if s.conf().ReadyTimeoutSeconds <= 0 {
 		return config.DefaultReadyTimeoutSeconds * time.Second
 	}
-	return time.Duration(s.cfg.ReadyTimeoutSeconds) * time.Second
+	return time.Duration(s.conf().ReadyTimeoutSeconds) * time.Second
 }
 
 // armReadyTimeoutLocked starts the readiness budget of r.
@@ -45,7 +45,7 @@ func (s *Supervisor) readyTimedOut(r *run, timeout time.Duration) {
 		return
 	}
 	r.readyTimer = nil
-	if s.cfg.ReadyTimeoutAction == config.ReadyTimeoutFail {
+	if s.conf().ReadyTimeoutAction == config.ReadyTimeoutFail {
 		r.readyFailed = fmt.Sprintf("start failed: readiness not seen within %v (ready_pattern never matched)", timeout)
 		s.con.notice("%s; killing the process tree", r.readyFailed)
 		if err := killTree(r.id.PID); err != nil {

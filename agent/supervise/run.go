@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ type run struct {
 	tails   []*tailer // immutable
 	stdinW  *os.File  // immutable; the agent's end of stdin (may be nil)
 	stopped chan struct{}
+	ready   *regexp.Regexp // immutable; the ready pattern it was started with, nil: none or adopted
 
 	readyPending atomic.Bool // waiting for ready_pattern
 

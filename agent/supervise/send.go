@@ -22,7 +22,7 @@ func (s *Supervisor) Send(line string) error {
 	if strings.ContainsAny(line, "\r\n") {
 		return ErrMultiLine
 	}
-	if s.cfg.StopCommand != "" && strings.TrimSpace(line) == s.cfg.StopCommand {
+	if s.conf().StopCommand != "" && strings.TrimSpace(line) == s.conf().StopCommand {
 		return s.sendStop(line)
 	}
 	s.sendMu.Lock() // one line at a time, in order
@@ -79,7 +79,7 @@ func (s *Supervisor) stdinLocked() (*os.File, error) {
 
 // stopTimeout is the graceful stop budget; 0 kills at once.
 func (s *Supervisor) stopTimeout() time.Duration {
-	return max(s.cfg.StopTimeout(), 0)
+	return max(s.conf().StopTimeout(), 0)
 }
 
 // writeLine writes line and a newline, giving up after timeout when the

@@ -47,8 +47,8 @@ func (s *Supervisor) spawnLocked() error {
 	s.run = r
 	s.lastExit = nil
 	go s.waitExit(r)
-	s.con.notice("started %s (pid %d)", s.cfg.Exec, r.id.PID)
-	if s.ready != nil {
+	s.con.notice("started %s (pid %d)", s.conf().Exec, r.id.PID)
+	if r.ready != nil {
 		s.setStateLocked(wire.StateStarting, wire.StateEvent{})
 		s.armReadyTimeoutLocked(r)
 	} else {
@@ -75,9 +75,9 @@ func (s *Supervisor) spawn() (*run, error) {
 			f.Close()
 		}
 	}()
-	cmd := exec.Command(s.cfg.Exec, s.cfg.Args...)
-	cmd.Dir = s.cfg.Root
-	cmd.Env = s.env
+	cmd := exec.Command(s.conf().Exec, s.conf().Args...)
+	cmd.Dir = s.conf().Root
+	cmd.Env = s.rs.Load().env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
 	setProcAttrs(cmd)
 	if err := s.startCmd(cmd); err != nil {
@@ -93,7 +93,8 @@ func (s *Supervisor) spawn() (*run, error) {
 	} else {
 		s.log.Warn("stdin unavailable", "err", err)
 	}
-	r.readyPending.Store(s.ready != nil) // before the tailers can see a line
+	r.ready = s.rs.Load().ready
+	r.readyPending.Store(r.ready != nil) // before the tailers can see a line
 	s.startFollowing(r, offsets)
 	return r, nil
 }
@@ -141,7 +142,7 @@ func (s *Supervisor) checkReady(r *run, lines [][]byte) {
 		return
 	}
 	for _, l := range lines {
-		if !s.ready.MatchString(StripANSI(string(l))) {
+		if !r.ready.MatchString(StripANSI(string(l))) {
 			continue
 		}
 		s.mu.Lock()

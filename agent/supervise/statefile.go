@@ -28,7 +28,7 @@ const stateFile = "state.json"
 
 // saveLocked writes state.json (atomically: temp file + rename).
 func (s *Supervisor) saveLocked() {
-	p := persisted{Version: 1, Exec: s.cfg.Exec, ManualStop: s.manualStop,
+	p := persisted{Version: 1, Exec: s.conf().Exec, ManualStop: s.manualStop,
 		CrashCount: s.crashes.total, LastExit: s.lastExit}
 	if r := s.run; r != nil {
 		id := r.id

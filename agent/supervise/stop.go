@@ -2,6 +2,8 @@ package supervise
 
 import (
 	"fmt"
+
+	"github.com/corrosion/corrosion/agent/config"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/wire"
@@ -130,19 +132,40 @@ func (s *Supervisor) beginStopLocked(action Action, restart bool) {
 	r.restartAfter = restart
 	s.setStateLocked(wire.StateStopping, wire.StateEvent{})
 	timeout := s.stopTimeout()
-	if s.cfg.StopCommand != "" && r.stdinW != nil {
-		s.con.notice("stopping: sending %q to the console", s.cfg.StopCommand)
-		if err := writeLine(r.stdinW, s.cfg.StopCommand, s.stdinTimeout); err != nil {
+	cfg := s.conf()
+	switch {
+	case cfg.StopRCON != "" && s.rconStop != nil:
+		s.con.notice("stopping: sending %q over RCON", cfg.StopRCON)
+		go s.stopOverRCON(r, cfg)
+	case cfg.StopCommand != "" && r.stdinW != nil:
+		s.con.notice("stopping: sending %q to the console", cfg.StopCommand)
+		if err := writeLine(r.stdinW, cfg.StopCommand, s.stdinTimeout); err != nil {
 			s.con.notice("stop command failed (%v); sending the stop signal", err)
-			_ = signalStop(r.id.PID)
+			_ = signalStop(r.id.PID, cfg.StopSignal)
 		}
-	} else {
+	default:
 		s.con.notice("stopping: sending the stop signal")
-		if err := signalStop(r.id.PID); err != nil {
+		if err := signalStop(r.id.PID, cfg.StopSignal); err != nil {
 			s.con.notice("stop signal failed: %v", err)
 		}
 	}
 	s.armKillLocked(r, timeout)
+}
+
+// stopOverRCON sends cfg's RCON stop command (off the lock: it is network
+// I/O); when that fails, r gets the stop signal instead, if it still runs.
+func (s *Supervisor) stopOverRCON(r *run, cfg *config.Instance) {
+	err := s.rconStop(cfg.StopRCON)
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run != r {
+		return // it has exited meanwhile (a server may quit before it answers)
+	}
+	s.con.notice("rcon stop failed (%v); sending the stop signal", err)
+	_ = signalStop(r.id.PID, cfg.StopSignal)
 }
 
 // armKillLocked force-kills r's tree if it has not exited after timeout.

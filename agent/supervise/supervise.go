@@ -42,6 +42,7 @@ import (
 	"os"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/corrosion/corrosion/agent/config"
@@ -110,20 +111,26 @@ type Options struct {
 	// agent refuses to run games as root this way). Adoption is not
 	// checked.
 	SpawnCheck func() error
+	// RCONStop, when set, sends an RCON command to the game: a graceful
+	// stop of an instance whose config names StopRCON goes this way (its
+	// failure falls back to the stop signal). Called off the lock.
+	RCONStop func(command string) error
 }
 
 // Supervisor supervises one managed instance. Its methods are safe for
 // concurrent use.
 type Supervisor struct {
-	cfg   *config.Instance // immutable after New
-	dir   string           // immutable after New
-	sink  Sink             // immutable after New
-	log   *slog.Logger     // immutable after New
-	con   *console         // immutable after New
-	ready *regexp.Regexp   // immutable after New; nil: running once spawned
-	stdin *stdinPipe       // immutable after New
-	clock Clock            // immutable after New
-	env   []string         // immutable after New; the game's environment
+	// rs is what a spawn runs (the instance's config, the game's
+	// environment, the ready pattern); Reconfigure replaces it, under mu,
+	// for the next spawn. Read it through conf or rs.Load.
+	rs      atomic.Pointer[runSpec]
+	license string       // immutable after New; Options.License
+	dir     string       // immutable after New
+	sink    Sink         // immutable after New
+	log     *slog.Logger // immutable after New
+	con     *console     // immutable after New
+	stdin   *stdinPipe   // immutable after New
+	clock   Clock        // immutable after New
 	// stdinTimeout bounds a write to a game that does not read its stdin;
 	// immutable after New.
 	stdinTimeout time.Duration
@@ -132,6 +139,8 @@ type Supervisor struct {
 	dieWithParent bool
 	// spawnCheck vetoes a spawn (Options.SpawnCheck); immutable after New.
 	spawnCheck func() error
+	// rconStop sends a stop over RCON (Options.RCONStop); immutable after New.
+	rconStop func(command string) error
 
 	// sendMu orders the lines written to stdin; it is taken before mu,
 	// never while holding mu.
@@ -166,18 +175,18 @@ func New(opts Options) (*Supervisor, error) {
 		return nil, fmt.Errorf("supervise %s: state dir: %w", cfg.ID, err)
 	}
 	s := &Supervisor{
-		cfg: cfg, dir: opts.Dir, sink: opts.Sink,
+		license: opts.License, dir: opts.Dir, sink: opts.Sink,
 		log:          opts.Logger.With("component", "supervise", "instance", cfg.ID),
 		con:          newConsole(cfg.ID, opts.Sink, opts.Console),
 		state:        wire.StateStopped,
 		crashes:      crashTracker{pol: opts.Policy},
 		changed:      make(chan struct{}),
 		clock:        opts.Clock,
-		env:          gameEnviron(cfg, opts.License),
 		stdinTimeout: opts.StdinTimeout,
 	}
 	s.dieWithParent = opts.DieWithParent
 	s.spawnCheck = opts.SpawnCheck
+	s.rconStop = opts.RCONStop
 	s.warnUnbound()
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -185,14 +194,11 @@ func New(opts Options) (*Supervisor, error) {
 	if s.stdinTimeout <= 0 {
 		s.stdinTimeout = defaultStdinTimeout
 	}
-	if cfg.ReadyPattern != "" {
-		re, err := regexp.Compile(cfg.ReadyPattern)
-		if err != nil {
-			return nil, fmt.Errorf("supervise %s: ready_pattern: %w", cfg.ID, err)
-		}
-		s.ready = re
+	rs, err := s.newRunSpec(cfg)
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	s.rs.Store(rs)
 	if s.stdin, err = newStdinPipe(opts.Dir); err != nil {
 		return nil, fmt.Errorf("supervise %s: %w", cfg.ID, err)
 	}
@@ -200,7 +206,49 @@ func New(opts Options) (*Supervisor, error) {
 }
 
 // ID is the instance id.
-func (s *Supervisor) ID() string { return s.cfg.ID }
+func (s *Supervisor) ID() string { return s.conf().ID }
+
+// runSpec is what a spawn runs: the instance's config with what is derived
+// from it. Immutable once stored.
+type runSpec struct {
+	cfg   *config.Instance
+	env   []string       // the game's environment
+	ready *regexp.Regexp // nil: running once spawned
+}
+
+func (s *Supervisor) newRunSpec(cfg *config.Instance) (*runSpec, error) {
+	rs := &runSpec{cfg: cfg, env: gameEnviron(cfg, s.license)}
+	if cfg.ReadyPattern != "" {
+		re, err := regexp.Compile(cfg.ReadyPattern)
+		if err != nil {
+			return nil, fmt.Errorf("supervise %s: ready_pattern: %w", cfg.ID, err)
+		}
+		rs.ready = re
+	}
+	return rs, nil
+}
+
+// conf is the instance's config as the supervisor runs it now.
+func (s *Supervisor) conf() *config.Instance { return s.rs.Load().cfg }
+
+// Reconfigure replaces the instance's config (an instance_update): the
+// next spawn (start, restart, crash restart) runs the new program, args
+// and environment, and the stop and readiness rules are the new ones from
+// now on. A process that is running keeps running as it was started. The
+// id and the restart policy cannot change.
+func (s *Supervisor) Reconfigure(cfg *config.Instance) error {
+	if cfg == nil || !cfg.Managed() || cfg.ID != s.ID() {
+		return errors.New("supervise: reconfigure needs a managed config of the same instance")
+	}
+	rs, err := s.newRunSpec(cfg)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rs.Store(rs)
+	return nil
+}
 
 // Status is a snapshot of the supervisor (see wire.InstanceStatus).
 type Status struct {
@@ -275,7 +323,7 @@ func (s *Supervisor) setStateLocked(state wire.State, ev wire.StateEvent) {
 	}
 	s.log.Info("state", "state", state, "exit_code", codeText(ev.ExitCode), "message", ev.Message)
 	s.lastEvent = ev
-	s.sink.State(s.cfg.ID, ev)
+	s.sink.State(s.conf().ID, ev)
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -286,7 +334,7 @@ func (s *Supervisor) Announce() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lastEvent.State == s.state {
-		s.sink.State(s.cfg.ID, s.lastEvent)
+		s.sink.State(s.conf().ID, s.lastEvent)
 		return
 	}
 	ev := wire.StateEvent{State: s.state, CrashCount: s.crashes.total}
@@ -296,7 +344,7 @@ func (s *Supervisor) Announce() {
 	if s.state == wire.StateStopped || s.state == wire.StateCrashed {
 		ev.ExitCode = s.lastExit
 	}
-	s.sink.State(s.cfg.ID, ev)
+	s.sink.State(s.conf().ID, ev)
 }
 
 // Close detaches the supervisor for an agent shutdown: it stops following

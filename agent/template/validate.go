@@ -20,7 +20,7 @@ var (
 )
 
 // Signals a stop of kind signal may send.
-var Signals = []string{"SIGINT", "SIGTERM", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+var Signals = config.StopSignals
 
 // Extracts, ConfigFormats, Protocols: the values those fields accept.
 var (
