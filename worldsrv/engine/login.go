@@ -149,7 +149,7 @@ func (e *Engine) startEarly(c *Client, name string) {
 	if err != nil || e.pending[user] != nil || e.byUser[user] != nil {
 		return
 	}
-	if !e.link.Send(etherproto.LoginCheck{User37: user}) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
+	if !e.sendCheck(user) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
 		return // the check may be sent: its release goes the same way (dropPending)
 	}
 	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true}
@@ -317,7 +317,45 @@ func (e *Engine) dropPending(p *pendingLogin) {
 		e.link.Send(etherproto.PlayerLogout{User37: p.acc.User37})
 		e.freePID(p.pid)
 	case p.early && (!p.checked || p.allowed):
-		e.link.Send(etherproto.LoginRelease{User37: p.acc.User37})
+		e.releaseLock(p.acc.User37)
+	}
+}
+
+// releaseLock gives back the login lock user's LoginCheck took, for a
+// login that ended before its PlayerLogin (LoginRelease). With the link
+// down (a login dropped when it was lost, or ended while it is down) the
+// release is owed (unreleased): the sidecar keeps the lock of a lost
+// link's check, and the player's next login would be answered 5 until it
+// expires. An owed release goes out when the link is back (sendReleases),
+// or right before user's next LoginCheck if that comes first (sendCheck).
+func (e *Engine) releaseLock(user uint64) {
+	if !e.link.Send(etherproto.LoginRelease{User37: user}) {
+		e.unreleased[user] = struct{}{}
+	}
+}
+
+// sendCheck sends user's LoginCheck, behind the release of user's lock
+// owed from a lost link (releaseLock): on the same connection, the
+// sidecar frees that lock before it is asked for one.
+func (e *Engine) sendCheck(user uint64) bool {
+	if _, owed := e.unreleased[user]; owed && e.link.Send(etherproto.LoginRelease{User37: user}) {
+		delete(e.unreleased, user)
+	}
+	return e.link.Send(etherproto.LoginCheck{User37: user})
+}
+
+// sendReleases sends the releases owed from a lost link, when it is back.
+// The sidecar gives back only a lock its node still holds, unexpired and
+// unused, so a release that comes late does nothing; one for a player
+// whose login is in flight again is dropped instead (its LoginCheck went
+// behind its release, or was answered 5 already: a release now could free
+// the lock of that login).
+func (e *Engine) sendReleases() {
+	for user := range e.unreleased {
+		if e.pending[user] == nil && e.byUser[user] == nil && !e.link.Send(etherproto.LoginRelease{User37: user}) {
+			return // the queue is full or the link down again: the rest wait
+		}
+		delete(e.unreleased, user)
 	}
 }
 
@@ -363,7 +401,7 @@ func (e *Engine) authDone(r authResult) {
 		e.answer(c, proto.LoginWorldFull)
 	case e.link == nil:
 		e.accept(c, r.acc, e.allocPID(), e.saves[user])
-	case !e.link.Up() || !e.link.Send(etherproto.LoginCheck{User37: user}):
+	case !e.link.Up() || !e.sendCheck(user):
 		e.answer(c, proto.LoginServerOffline)
 	default:
 		c.state = statePending

@@ -48,6 +48,7 @@ type linkProxy struct {
 	addr   string
 	target string
 	muted  atomic.Bool
+	lost   atomic.Int64 // bytes from ether dropped while muted
 	mu     sync.Mutex
 	conns  []net.Conn // guarded by mu; both sides of every carried link
 	down   bool       // guarded by mu; new connections are closed at once
@@ -92,7 +93,9 @@ func (p *linkProxy) carry(world net.Conn) {
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := ether.Read(buf)
-			if n > 0 && !p.muted.Load() {
+			if n > 0 && p.muted.Load() {
+				p.lost.Add(int64(n))
+			} else if n > 0 {
 				if _, werr := world.Write(buf[:n]); werr != nil {
 					break
 				}
@@ -165,6 +168,14 @@ func (r *realEarly) checked(user uint64) {
 	r.w.tickUntil("the early check answered", func() bool { p := r.w.e.pending[user]; return p != nil && p.checked })
 }
 
+// answerLost waits until ether answered a muted LoginCheck: its lock is
+// taken, and the world will never hear so.
+func (r *realEarly) answerLost() {
+	r.w.t.Helper()
+	const answer = 2 + 1 + 8 + 1 // LoginCheckResponse's frame
+	poll.True(r.w.t, wait, "ether's answer lost", func() bool { return r.proxy.lost.Load() >= answer })
+}
+
 // openGate lets every account check run.
 func (r *realEarly) openGate() { close(r.accs.gate) }
 
@@ -194,6 +205,7 @@ func TestLogin_Early_Shutdown_AnswersAndReleasesEveryLock(t *testing.T) {
 	r.checked(answeredU)
 	r.proxy.muted.Store(true) // bob's check reaches ether; its answer never comes
 	unansweredC, unansweredU := r.early("bob")
+	r.answerLost()
 	for range 3 {
 		r.w.tick()
 	}
@@ -225,5 +237,65 @@ func TestLogin_Early_Shutdown_AnswersAndReleasesEveryLock(t *testing.T) {
 		if got := r.login(name); got != proto.LoginOK {
 			t.Fatalf("%s's next login: code %d (%v), want 2: the early check's lock was not given back", name, got, got)
 		}
+	}
+}
+
+// The link lost while an early login whose password is right waits for
+// its check (ether took the lock; its answer never came): the login is
+// answered 8 (login server offline) as soon as the world sees the loss,
+// and once the link is back the player's next login gets in. Before, the
+// release of the lock went to a link that was down and was lost: the
+// next login was answered 5 (already logged in) until the lock expired.
+func TestLogin_Early_LinkLost_Answered8_NextLoginGetsIn(t *testing.T) {
+	r := newRealEarly(t)
+	r.proxy.muted.Store(true)
+	c, user := r.early("alice")
+	r.answerLost()
+	r.openGate()
+	r.w.tickUntil("the password verified", func() bool { p := r.w.e.pending[user]; return p != nil && p.authed })
+	r.cutLink()
+	if got := answered(t, r.w, c); got != proto.LoginServerOffline {
+		t.Fatalf("code %d (%v), want 8", got, got)
+	}
+	if len(r.w.e.pending) != 0 {
+		t.Fatal("the stranded login is still pending")
+	}
+	r.proxy.restore()
+	r.w.tickUntil("link back", r.featuresKnown)
+	if got := r.login("alice"); got != proto.LoginOK {
+		t.Fatalf("the next login: code %d (%v), want 2", got, got)
+	}
+}
+
+// The link drops and comes back while an early login's password is
+// verified, after ether allowed its check: the login takes the
+// verify-first way on the new link, and gets in (before: answered 5,
+// its own lock from the lost link still held). The owed release goes out
+// when the world sees the link back, or right before the login's new
+// LoginCheck when its password is verified first.
+func TestLogin_Early_LinkFlapsDuringTheCheck_GetsIn(t *testing.T) {
+	for _, first := range []string{"link back first", "password first"} {
+		t.Run(first, func(t *testing.T) {
+			r := newRealEarly(t)
+			c, user := r.early("alice")
+			r.checked(user)
+			r.cutLink()
+			if first == "password first" {
+				r.openGate()
+				poll.True(t, wait, "the check's result queued", func() bool { return len(r.w.e.auths) == 1 })
+				r.proxy.restore()
+				poll.True(t, wait, "link back", r.link.Up) // its Connected not yet handled
+			} else {
+				r.proxy.restore()
+				r.w.tickUntil("link back", r.featuresKnown)
+				r.openGate()
+			}
+			if got := answered(t, r.w, c); got != proto.LoginOK {
+				t.Fatalf("code %d (%v), want 2", got, got)
+			}
+			if len(r.w.e.unreleased) != 0 {
+				t.Fatalf("releases still owed: %v", r.w.e.unreleased)
+			}
+		})
 	}
 }
