@@ -18,15 +18,16 @@ import (
 // password is verified; it completes when both are done (advance).
 type pendingLogin struct {
 	c        *Client
-	acc      Account // early: only User37 until authed
-	deadline uint64  // the tick at which it is answered 13; early: none until authed
-	pid      uint16  // 0 until ether allowed the login (and, early, the password was right)
-	early    bool    // LoginCheck and PlayerLoadRequest sent before the password was verified
-	authed   bool    // the password was verified (always, unless early)
-	checked  bool    // early: the LoginCheckResponse came
-	allowed  bool    // early: what it said
-	loaded   bool    // early: the PlayerLoadResponse came
-	blob     []byte  // early: its save data
+	acc      Account   // early: only User37 until authed
+	deadline uint64    // the tick at which it is answered 13; early: none until authed
+	pid      uint16    // 0 until ether allowed the login (and, early, the password was right)
+	early    bool      // LoginCheck and PlayerLoadRequest sent before the password was verified
+	authed   bool      // the password was verified (always, unless early)
+	checked  bool      // early: the LoginCheckResponse came
+	allowed  bool      // early: what it said
+	loaded   bool      // early: the PlayerLoadResponse came
+	blob     []byte    // early: its save data
+	sent     time.Time // early: the tick that sent its LoginCheck (EarlyCheckValid runs from it)
 }
 
 // occupied is how many players are online or past their account check (an
@@ -152,7 +153,7 @@ func (e *Engine) startEarly(c *Client, name string) {
 	if !e.sendCheck(user) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
 		return // the check may be sent: its release goes the same way (dropPending)
 	}
-	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true}
+	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true, sent: e.lastNow}
 	e.pending[user] = p
 	e.pendingOrder = append(e.pendingOrder, p)
 	e.unauthed++
@@ -368,10 +369,16 @@ func (e *Engine) authDone(r authResult) {
 	}
 	if p := c.early; p != nil {
 		c.early = nil
-		if e.pending[p.acc.User37] == p {
+		switch {
+		case e.pending[p.acc.User37] != p: // forgotten (link lost, hang-up): the verify-first way
+		case r.err == nil && !c.hungUp() && e.lastNow.Sub(p.sent) > EarlyCheckValid:
+			// Its lock may expire before its PlayerLogin reaches ether:
+			// given back (ahead of the fresh LoginCheck), the verify-first way.
+			e.dropPending(p)
+		default:
 			e.earlyAuthed(p, r)
 			return
-		} // forgotten (link lost, hang-up): the verify-first way
+		}
 	}
 	if c.hungUp() {
 		c.state = stateClosing // gone: no LoginCheck for it

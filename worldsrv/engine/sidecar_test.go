@@ -124,6 +124,25 @@ func (p *scriptedPeer) await(op etherproto.Op) etherproto.Message {
 	}
 }
 
+// opsUntil returns the opcodes of the frames the world sends next, up to
+// and including the first with opcode op, within wait.
+func (p *scriptedPeer) opsUntil(op etherproto.Op) []etherproto.Op {
+	p.t.Helper()
+	var ops []etherproto.Op
+	timeout := time.After(wait)
+	for {
+		select {
+		case m := <-p.got:
+			if ops = append(ops, m.Op()); m.Op() == op {
+				return ops
+			}
+		case <-timeout:
+			p.t.Fatalf("the world sent no %v within %v (sent %v)", op, wait, ops)
+			return nil
+		}
+	}
+}
+
 // answer writes ms to the world.
 func (p *scriptedPeer) answer(ms ...etherproto.Message) {
 	p.t.Helper()
