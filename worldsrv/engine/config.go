@@ -25,12 +25,6 @@ const (
 	DefaultAcceptQueue     = 1024
 	DefaultMaxAuthInFlight = 512
 	DefaultIdleTimeout     = 30 * time.Second
-	// EarlyCheckValid is how long after an early LoginCheck (sent while
-	// the password is verified) its answer is relied on: ether's login
-	// lock lasts 10 s from the check, and the PlayerLogin must reach ether
-	// before it expires (or another world could log the player in). A
-	// password verified later has its lock given back and is asked again.
-	EarlyCheckValid = 5 * time.Second
 	// statsWindow is how many ticks Stats' percentiles cover.
 	statsWindow = 100
 )

@@ -11,6 +11,14 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
+// EarlyCheckValid is how long after an early LoginCheck (sent while the
+// password is verified) its answer is relied on: ether's login lock lasts
+// 10 s from the check, and the PlayerLogin must reach ether before it
+// expires (or another world could log the player in). A password verified
+// later has its lock given back and is asked again (authDone). It is not
+// a Config field: it follows from ether's lock, not from the world.
+const EarlyCheckValid = 5 * time.Second
+
 // pendingLogin is a login waiting for ether: past its account check, first
 // the LoginCheckResponse, then (pid set, PlayerLogin sent) the save. An
 // early one (a sidecar that handles LoginRelease) sent its LoginCheck and
