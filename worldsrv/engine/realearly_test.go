@@ -240,30 +240,40 @@ func TestLogin_Early_Shutdown_AnswersAndReleasesEveryLock(t *testing.T) {
 	}
 }
 
-// The link lost while an early login whose password is right waits for
-// its check (ether took the lock; its answer never came): the login is
-// answered 8 (login server offline) as soon as the world sees the loss,
-// and once the link is back the player's next login gets in. Before, the
-// release of the lock went to a link that was down and was lost: the
-// next login was answered 5 (already logged in) until the lock expired.
+// The link lost while an early login waits for its check (ether took the
+// lock; its answer never came), its password verified before the loss or
+// after (the link still down): the login is answered 8 (login server
+// offline), never left waiting, and once the link is back the player's
+// next login gets in. Before, the release of the lock went to a link that
+// was down and was lost: the next login was answered 5 (already logged
+// in) until the lock expired.
 func TestLogin_Early_LinkLost_Answered8_NextLoginGetsIn(t *testing.T) {
-	r := newRealEarly(t)
-	r.proxy.muted.Store(true)
-	c, user := r.early("alice")
-	r.answerLost()
-	r.openGate()
-	r.w.tickUntil("the password verified", func() bool { p := r.w.e.pending[user]; return p != nil && p.authed })
-	r.cutLink()
-	if got := answered(t, r.w, c); got != proto.LoginServerOffline {
-		t.Fatalf("code %d (%v), want 8", got, got)
-	}
-	if len(r.w.e.pending) != 0 {
-		t.Fatal("the stranded login is still pending")
-	}
-	r.proxy.restore()
-	r.w.tickUntil("link back", r.featuresKnown)
-	if got := r.login("alice"); got != proto.LoginOK {
-		t.Fatalf("the next login: code %d (%v), want 2", got, got)
+	for _, verified := range []string{"before the loss", "after the loss"} {
+		t.Run("password verified "+verified, func(t *testing.T) {
+			r := newRealEarly(t)
+			r.proxy.muted.Store(true)
+			c, user := r.early("alice")
+			r.answerLost()
+			if verified == "before the loss" {
+				r.openGate()
+				r.w.tickUntil("the password verified", func() bool { p := r.w.e.pending[user]; return p != nil && p.authed })
+			}
+			r.cutLink()
+			if verified == "after the loss" {
+				r.openGate()
+			}
+			if got := answered(t, r.w, c); got != proto.LoginServerOffline {
+				t.Fatalf("code %d (%v), want 8", got, got)
+			}
+			if len(r.w.e.pending) != 0 || r.w.e.unauthed != 0 {
+				t.Fatal("the stranded login is still pending")
+			}
+			r.proxy.restore()
+			r.w.tickUntil("link back", r.featuresKnown)
+			if got := r.login("alice"); got != proto.LoginOK {
+				t.Fatalf("the next login: code %d (%v), want 2", got, got)
+			}
+		})
 	}
 }
 
