@@ -27,7 +27,8 @@
 //	process_ether_inbound drains EtherDrain events from the sidecar link
 //	                      (more batches while a backlog is queued, within
 //	                      EtherCatchUp): login answers, saves loaded, lists,
-//	                      presence, PMs; Connected → PlayerResync for
+//	                      presence, PMs; Connected → the LoginReleases
+//	                      owed from the lost link, PlayerResync for
 //	                      everyone, RefreshAll; Disconnected with the link
 //	                      still down → 8 to the logins pending; then answers
 //	                      13 to the logins pending PendingTicks ticks (after

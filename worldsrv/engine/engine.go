@@ -77,13 +77,14 @@ type Engine struct {
 	players       []*player // by pid (index 0 unused); nil = free
 	freePIDs      []uint16  // free pids, popped from the end (lowest last)
 	pending       map[uint64]*pendingLogin
-	pendingOrder  []*pendingLogin   // pending logins in arrival order
-	unauthed      int               // early pending logins still verifying their passwords
-	etherFeatures uint32            // the Features this link's sidecar announced; 0 until it does
-	saves         map[uint64][]byte // saves not (yet) in ether: ether off, or made while the link was down
-	holding       []*player         // players with PMs held for their friend list (may be stale: check byUser)
-	tiles         tileIndex         // the info phase's players by tile
-	lists         tileLists         // the info phase's lists by tile
+	pendingOrder  []*pendingLogin     // pending logins in arrival order
+	unauthed      int                 // early pending logins still verifying their passwords
+	etherFeatures uint32              // the Features this link's sidecar announced; 0 until it does
+	unreleased    map[uint64]struct{} // users whose login lock a lost link's LoginCheck may hold, its LoginRelease owed (releaseLock)
+	saves         map[uint64][]byte   // saves not (yet) in ether: ether off, or made while the link was down
+	holding       []*player           // players with PMs held for their friend list (may be stale: check byUser)
+	tiles         tileIndex           // the info phase's players by tile
+	lists         tileLists           // the info phase's lists by tile
 	lastNow       time.Time
 	handed        bool      // this tick queued a chunk: release the writers after it
 	down          countdown // an admin shutdown counting down
@@ -113,7 +114,8 @@ func New(cfg Config, deps Deps) (*Engine, error) {
 		wake:    newWakeup(),
 		accepts: make(chan *Client, cfg.AcceptQueue), auths: make(chan authResult, cfg.MaxAuthInFlight),
 		addrs: map[string]int{}, byUser: map[uint64]*player{}, pending: map[uint64]*pendingLogin{},
-		saves: map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
+		unreleased: map[uint64]struct{}{},
+		saves:      map[uint64][]byte{}, players: make([]*player, cfg.MaxPlayers+1),
 		tiles: newTileIndex(deps.Map.Width(), deps.Map.Height(), cfg.MaxPlayers),
 		lists: newTileLists(cfg.MaxPlayers, infoWorkers())}
 	if e.log == nil {

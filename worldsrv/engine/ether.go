@@ -41,6 +41,7 @@ func (e *Engine) etherEvent(ev etherlink.Event) {
 	switch ev.Kind {
 	case etherlink.Connected:
 		e.etherFeatures = 0 // until this connection's sidecar says
+		e.sendReleases()
 		e.resync()
 	case etherlink.Disconnected:
 		e.log.Warn("ether link lost: social features paused", "err", ev.Err)

@@ -11,6 +11,14 @@ import (
 	"github.com/corrosion/corrosion/worldsrv/proto"
 )
 
+// EarlyCheckValid is how long after an early LoginCheck (sent while the
+// password is verified) its answer is relied on: ether's login lock lasts
+// 10 s from the check, and the PlayerLogin must reach ether before it
+// expires (or another world could log the player in). A password verified
+// later has its lock given back and is asked again (authDone). It is not
+// a Config field: it follows from ether's lock, not from the world.
+const EarlyCheckValid = 5 * time.Second
+
 // pendingLogin is a login waiting for ether: past its account check, first
 // the LoginCheckResponse, then (pid set, PlayerLogin sent) the save. An
 // early one (a sidecar that handles LoginRelease) sent its LoginCheck and
@@ -18,15 +26,16 @@ import (
 // password is verified; it completes when both are done (advance).
 type pendingLogin struct {
 	c        *Client
-	acc      Account // early: only User37 until authed
-	deadline uint64  // the tick at which it is answered 13; early: none until authed
-	pid      uint16  // 0 until ether allowed the login (and, early, the password was right)
-	early    bool    // LoginCheck and PlayerLoadRequest sent before the password was verified
-	authed   bool    // the password was verified (always, unless early)
-	checked  bool    // early: the LoginCheckResponse came
-	allowed  bool    // early: what it said
-	loaded   bool    // early: the PlayerLoadResponse came
-	blob     []byte  // early: its save data
+	acc      Account   // early: only User37 until authed
+	deadline uint64    // the tick at which it is answered 13; early: none until authed
+	pid      uint16    // 0 until ether allowed the login (and, early, the password was right)
+	early    bool      // LoginCheck and PlayerLoadRequest sent before the password was verified
+	authed   bool      // the password was verified (always, unless early)
+	checked  bool      // early: the LoginCheckResponse came
+	allowed  bool      // early: what it said
+	loaded   bool      // early: the PlayerLoadResponse came
+	blob     []byte    // early: its save data
+	sent     time.Time // early: the tick that sent its LoginCheck (EarlyCheckValid runs from it)
 }
 
 // occupied is how many players are online or past their account check (an
@@ -149,10 +158,10 @@ func (e *Engine) startEarly(c *Client, name string) {
 	if err != nil || e.pending[user] != nil || e.byUser[user] != nil {
 		return
 	}
-	if !e.link.Send(etherproto.LoginCheck{User37: user}) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
+	if !e.sendCheck(user) || !e.link.Send(etherproto.PlayerLoadRequest{User37: user}) {
 		return // the check may be sent: its release goes the same way (dropPending)
 	}
-	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true}
+	p := &pendingLogin{c: c, acc: Account{User37: user}, deadline: math.MaxUint64, early: true, sent: e.lastNow}
 	e.pending[user] = p
 	e.pendingOrder = append(e.pendingOrder, p)
 	e.unauthed++
@@ -317,7 +326,45 @@ func (e *Engine) dropPending(p *pendingLogin) {
 		e.link.Send(etherproto.PlayerLogout{User37: p.acc.User37})
 		e.freePID(p.pid)
 	case p.early && (!p.checked || p.allowed):
-		e.link.Send(etherproto.LoginRelease{User37: p.acc.User37})
+		e.releaseLock(p.acc.User37)
+	}
+}
+
+// releaseLock gives back the login lock user's LoginCheck took, for a
+// login that ended before its PlayerLogin (LoginRelease). With the link
+// down (a login dropped when it was lost, or ended while it is down) the
+// release is owed (unreleased): the sidecar keeps the lock of a lost
+// link's check, and the player's next login would be answered 5 until it
+// expires. An owed release goes out when the link is back (sendReleases),
+// or right before user's next LoginCheck if that comes first (sendCheck).
+func (e *Engine) releaseLock(user uint64) {
+	if !e.link.Send(etherproto.LoginRelease{User37: user}) {
+		e.unreleased[user] = struct{}{}
+	}
+}
+
+// sendCheck sends user's LoginCheck, behind the release of user's lock
+// owed from a lost link (releaseLock): on the same connection, the
+// sidecar frees that lock before it is asked for one.
+func (e *Engine) sendCheck(user uint64) bool {
+	if _, owed := e.unreleased[user]; owed && e.link.Send(etherproto.LoginRelease{User37: user}) {
+		delete(e.unreleased, user)
+	}
+	return e.link.Send(etherproto.LoginCheck{User37: user})
+}
+
+// sendReleases sends the releases owed from a lost link, when it is back.
+// The sidecar gives back only a lock its node still holds, unexpired and
+// unused, so a release that comes late does nothing; one for a player
+// whose login is in flight again is dropped instead (its LoginCheck went
+// behind its release, or was answered 5 already: a release now could free
+// the lock of that login).
+func (e *Engine) sendReleases() {
+	for user := range e.unreleased {
+		if e.pending[user] == nil && e.byUser[user] == nil && !e.link.Send(etherproto.LoginRelease{User37: user}) {
+			return // the queue is full or the link down again: the rest wait
+		}
+		delete(e.unreleased, user)
 	}
 }
 
@@ -330,10 +377,16 @@ func (e *Engine) authDone(r authResult) {
 	}
 	if p := c.early; p != nil {
 		c.early = nil
-		if e.pending[p.acc.User37] == p {
+		switch {
+		case e.pending[p.acc.User37] != p: // forgotten (link lost, hang-up): the verify-first way
+		case r.err == nil && !c.hungUp() && e.lastNow.Sub(p.sent) > EarlyCheckValid:
+			// Its lock may expire before its PlayerLogin reaches ether:
+			// given back (ahead of the fresh LoginCheck), the verify-first way.
+			e.dropPending(p)
+		default:
 			e.earlyAuthed(p, r)
 			return
-		} // forgotten (link lost, hang-up): the verify-first way
+		}
 	}
 	if c.hungUp() {
 		c.state = stateClosing // gone: no LoginCheck for it
@@ -363,7 +416,7 @@ func (e *Engine) authDone(r authResult) {
 		e.answer(c, proto.LoginWorldFull)
 	case e.link == nil:
 		e.accept(c, r.acc, e.allocPID(), e.saves[user])
-	case !e.link.Up() || !e.link.Send(etherproto.LoginCheck{User37: user}):
+	case !e.link.Up() || !e.sendCheck(user):
 		e.answer(c, proto.LoginServerOffline)
 	default:
 		c.state = statePending

@@ -15,8 +15,23 @@ import (
 // startLink runs an etherlink client to addr until the test ends.
 func startLink(t *testing.T, addr string) *etherlink.Client {
 	t.Helper()
-	c := etherlink.New(etherlink.Config{Addr: addr, NodeID: 10, Logger: testLogger(t),
-		Backoff: etherlink.Backoff{Min: 20 * time.Millisecond, Max: 200 * time.Millisecond, Stable: time.Minute}})
+	return runLink(t, etherlink.Config{Addr: addr})
+}
+
+// startQueryingLink is startLink asking the sidecar for its Features on
+// every connection, as worldsrv/world's link does.
+func startQueryingLink(t *testing.T, addr string) *etherlink.Client {
+	t.Helper()
+	return runLink(t, etherlink.Config{Addr: addr, QueryFeatures: true})
+}
+
+// runLink runs an etherlink client with cfg (node 10, a quick backoff)
+// until the test ends.
+func runLink(t *testing.T, cfg etherlink.Config) *etherlink.Client {
+	t.Helper()
+	cfg.NodeID, cfg.Logger = 10, testLogger(t)
+	cfg.Backoff = etherlink.Backoff{Min: 20 * time.Millisecond, Max: 200 * time.Millisecond, Stable: time.Minute}
+	c := etherlink.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
@@ -104,6 +119,25 @@ func (p *scriptedPeer) await(op etherproto.Op) etherproto.Message {
 			}
 		case <-timeout:
 			p.t.Fatalf("the world sent no %v within %v", op, wait)
+			return nil
+		}
+	}
+}
+
+// opsUntil returns the opcodes of the frames the world sends next, up to
+// and including the first with opcode op, within wait.
+func (p *scriptedPeer) opsUntil(op etherproto.Op) []etherproto.Op {
+	p.t.Helper()
+	var ops []etherproto.Op
+	timeout := time.After(wait)
+	for {
+		select {
+		case m := <-p.got:
+			if ops = append(ops, m.Op()); m.Op() == op {
+				return ops
+			}
+		case <-timeout:
+			p.t.Fatalf("the world sent no %v within %v (sent %v)", op, wait, ops)
 			return nil
 		}
 	}
